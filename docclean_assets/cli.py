@@ -1,0 +1,202 @@
+"""docclean run | extract | sql | summary."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from docclean_assets.resources import default_data_dir, default_sources_file
+from docclean_assets.sources import SourceConfigError, load_sources
+
+EXIT_CONFIG = 2  # bad sources file or arguments
+EXIT_INFRA = 3  # a step failed for a reason other than one bad document
+
+SUMMARY_QUERIES = {
+    "documents per source and status": """
+        SELECT source, status, count(*) AS documents, sum(raw_chars) AS raw_chars, sum(kept_chars) AS kept_chars,
+               round(median(retention_ratio), 3) AS median_retention
+        FROM quality_report GROUP BY ALL ORDER BY ALL""",
+    "blocks per kind (body = not dropped)": """
+        SELECT kind, count(*) FILTER (WHERE drop_reason IS NULL) AS kept,
+               count(*) FILTER (WHERE drop_reason IS NOT NULL) AS dropped
+        FROM normalized_blocks GROUP BY ALL ORDER BY kept + dropped DESC""",
+    "drop reasons": """
+        SELECT drop_reason, count(*) AS blocks FROM normalized_blocks
+        WHERE drop_reason IS NOT NULL GROUP BY ALL ORDER BY blocks DESC""",
+    "flagged or failed documents": """
+        SELECT source, path, status, array_to_string(flags, ',') AS flags, round(retention_ratio, 3) AS retention,
+               left(coalesce(error, ''), 70) AS error
+        FROM quality_report WHERE len(flags) > 0 OR status <> 'ok' ORDER BY ALL""",
+}
+
+
+def _print_table(con, sql: str) -> None:
+    cur = con.execute(sql)
+    cols = [d[0] for d in cur.description]
+    rows = [["" if v is None else str(v) for v in row] for row in cur.fetchall()]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    print("  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    for r in rows:
+        print("  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)))
+    if not rows:
+        print("  (none)")
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    from docclean_assets.store import ParquetStore
+
+    con = ParquetStore(args.data_dir).connect()
+    tables = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    if not {"quality_report", "normalized_blocks"} <= tables:
+        print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
+        return 1
+    for title, sql in SUMMARY_QUERIES.items():
+        print(f"\n{title}:")
+        _print_table(con, sql)
+    return 0
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    import duckdb
+
+    from docclean_assets.store import ParquetStore
+
+    con = ParquetStore(args.data_dir).connect()
+    try:
+        if args.json:
+            cur = con.execute(args.query)
+            cols = [d[0] for d in cur.description]
+            for row in cur.fetchall():
+                print(json.dumps(dict(zip(cols, row)), default=str, ensure_ascii=False))
+        else:
+            _print_table(con, args.query)
+    except duckdb.Error as exc:
+        print(f"sql error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        config = load_sources(args.sources)
+    except SourceConfigError as exc:
+        print(f"config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    names = args.source or sorted(config.sources)
+    unknown = [n for n in names if n not in config.sources]
+    if unknown:
+        print(f"config error: unknown source(s) {unknown}; known: {sorted(config.sources)}", file=sys.stderr)
+        return EXIT_CONFIG
+
+    import dagster as dg
+
+    from docclean_assets.graph import build_defs
+
+    defs = build_defs(args.sources, args.data_dir)
+    nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
+    instance = dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+    run_config = {"ops": {"parsed_blocks": {"config": {"force": args.force}}},
+                  "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
+    failed = False
+    for i, name in enumerate(names, 1):
+        started = time.monotonic()
+        print(f"[{i}/{len(names)}] {name}: materializing", flush=True)
+        result = dg.materialize(nodes, partition_key=name, resources=defs.resources, instance=instance,
+                                run_config=run_config, raise_on_error=False, tags={"docclean/source": name})
+        for event in result.get_asset_materialization_events():
+            mat = event.event_specific_data.materialization  # type: ignore[union-attr]
+            meta = mat.metadata
+            rows = meta.get("dagster/row_count")
+            extra = "".join(f" {k}={meta[k].value}" for k in ("parsed", "reused", "failed", "flagged") if k in meta)
+            print(f"    {mat.asset_key.to_user_string():<18} rows={rows.value if rows else '?'}{extra}", flush=True)
+        for check in result.get_asset_check_evaluations():
+            print(f"    check {check.check_name:<14} {'passed' if check.passed else 'FAILED'}"
+                  f" {json.dumps({k: v.value for k, v in check.metadata.items() if k in ('below', 'over')})}")
+        if not result.success:
+            failed = True
+            for ev in result.all_events:
+                if ev.is_step_failure:
+                    print(f"    step failed: {ev.step_key}: {ev.event_specific_data.error.message.strip()}", file=sys.stderr)  # type: ignore[union-attr]
+        print(f"    {'done' if result.success else 'FAILED'} in {time.monotonic() - started:.1f} s", flush=True)
+    if not args.quiet:
+        cmd_summary(args)
+    return EXIT_INFRA if failed else 0
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from docclean_assets.extract.api import ExtractionError, extract_document
+    from docclean_assets.extract.boilerplate import apply_repeats, blocks_to_page_repeats
+    from docclean_assets.extract.normalize import normalize_blocks
+    from docclean_assets.extract.settings import Settings
+    from docclean_assets.extract.sniff import sniff_format
+
+    settings = Settings()
+    status = 0
+    for file in args.files:
+        data = Path(file).read_bytes()
+        fmt = sniff_format(data)
+        try:
+            if fmt is None:
+                raise ExtractionError("unrecognised format")
+            ext = extract_document(data, fmt, settings)
+        except ExtractionError as exc:
+            print(f"{file}: error: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
+        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate))
+        if args.jsonl:
+            for b in blocks:
+                row = asdict(b)
+                row["meta"] = dict(b.meta)
+                print(json.dumps({"file": file, "format": fmt, **row}, ensure_ascii=False))
+            continue
+        print(f"== {file} ({fmt}) {json.dumps(asdict(ext.report))}")
+        for b in blocks:
+            where = f"p{b.page}" if b.page else "  "
+            tag = f"{b.kind}" + (f" DROPPED:{b.drop_reason}" if b.drop_reason else "")
+            print(f"[{b.seq:>4}] {where:>4} {tag:<28} {b.text[:args.width].replace(chr(10), ' / ')}")
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="docclean", description=__doc__)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+
+    def data_dir_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", default=str(default_data_dir()), help="where the Parquet tables are")
+
+    run = sub.add_parser("run", help="materialize every asset for the sources, in-process")
+    run.add_argument("--sources", default=str(default_sources_file()), help="sources.yaml")
+    data_dir_arg(run)
+    run.add_argument("--source", action="append", help="only this source (repeatable)")
+    run.add_argument("--force", action="store_true", help="parse unchanged documents again")
+    run.add_argument("--quiet", action="store_true", help="no summary at the end")
+    run.set_defaults(fn=cmd_run)
+
+    ext = sub.add_parser("extract", help="blocks of single files, without Dagster")
+    ext.add_argument("files", nargs="+")
+    ext.add_argument("--jsonl", action="store_true", help="one JSON object per block")
+    ext.add_argument("--width", type=int, default=100, help="characters of text shown per block")
+    ext.set_defaults(fn=cmd_extract)
+
+    sql = sub.add_parser("sql", help="DuckDB SQL over the tables (one view per asset)")
+    sql.add_argument("query")
+    sql.add_argument("--json", action="store_true", help="one JSON object per row")
+    data_dir_arg(sql)
+    sql.set_defaults(fn=cmd_sql)
+
+    summ = sub.add_parser("summary", help="documents, blocks and flags of the last run")
+    data_dir_arg(summ)
+    summ.set_defaults(fn=cmd_summary)
+
+    args = parser.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""One entry point: any supported document's bytes to an Extraction."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from docclean_assets.extract.model import Extraction
+from docclean_assets.extract.settings import Settings
+
+# Bump when a change to any backend should make re-ingestion parse unchanged files again.
+PARSER_VERSION = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlRules:
+    """Per-source CSS rules: `keep` names the article container, `drop` removes nodes inside it."""
+
+    keep: str | None = None
+    drop: tuple[str, ...] = ()
+
+
+class ExtractionError(Exception):
+    """A document that cannot be read (corrupt, encrypted, unsupported); the message says why."""
+
+
+def extract_document(
+    data: bytes,
+    fmt: str,
+    settings: Settings | None = None,
+    *,
+    html_rules: HtmlRules | None = None,
+    url: str | None = None,
+) -> Extraction:
+    """Dispatch to the backend for `fmt`; raises ExtractionError for unreadable input."""
+    settings = settings or Settings()
+    if not data:
+        raise ExtractionError("empty file (0 bytes)")
+    if fmt == "pdf":
+        from docclean_assets.extract.pdf import extract_pdf
+
+        return extract_pdf(data, settings)
+    if fmt == "docx":
+        from docclean_assets.extract.docx import extract_docx
+
+        return extract_docx(data, settings)
+    if fmt == "pptx":
+        from docclean_assets.extract.pptx import extract_pptx
+
+        return extract_pptx(data, settings)
+    if fmt == "html":
+        from docclean_assets.extract.html import extract_html
+
+        return extract_html(data, settings, rules=html_rules, url=url)
+    raise ExtractionError(f"unsupported format {fmt!r}")

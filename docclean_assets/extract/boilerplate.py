@@ -1,0 +1,118 @@
+"""Repetition: running heads and page numbers across the pages of a document, and the site
+template across the documents of a source. Texts are compared after digits become '#'."""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from docclean_assets.extract.model import Block, DropReason
+from docclean_assets.extract.settings import BoilerplateSettings
+
+_DIGITS = re.compile(r"\d+")
+_ROMAN_PAGE = re.compile(r"^[ivxlcdm]+$")
+# A pattern that is nothing but a page counter: "#", "- # -", "page # of #", "# / #", "p. #".
+_PAGE_NUMBER = re.compile(r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*[-–—(\[]?\s*#\s*[-–—)\]]?(?:\s*(?:of|/|von|de)\s*#)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """One repeated text: where it repeats and how often."""
+
+    scope: str  # 'pages' | 'documents'
+    doc_id: str | None
+    band: str | None
+    pattern: str
+    example: str
+    count: int
+    out_of: int
+    seen_in: tuple[str, ...]
+    drop_reason: str
+
+
+def pattern_of(text: str) -> str:
+    """Case-folded, whitespace-collapsed text with every digit run as '#'."""
+    folded = " ".join(text.split()).casefold()
+    if _ROMAN_PAGE.match(folded):
+        return "#"
+    return _DIGITS.sub("#", folded)
+
+
+def band_of(block: Block, band_fraction: float) -> str | None:
+    """'top' or 'bottom' when the block lies wholly in that band of its page, else None."""
+    height = block.get_meta("page_height")
+    if block.bbox is None or block.page is None or height is None:
+        return None
+    h = float(height)
+    if block.bbox.y1 <= band_fraction * h:
+        return "top"
+    if block.bbox.y0 >= (1.0 - band_fraction) * h:
+        return "bottom"
+    return None
+
+
+def _chrome_reason(pattern: str, band: str) -> str:
+    """page_number for a bare counter, else running head or foot by band."""
+    if _PAGE_NUMBER.match(pattern):
+        return DropReason.PAGE_NUMBER
+    return DropReason.RUNNING_HEAD if band == "top" else DropReason.RUNNING_FOOT
+
+
+def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: BoilerplateSettings) -> list[Repeat]:
+    """Texts that recur in the top or bottom band on enough of a document's pages."""
+    if pages < s.min_pages:
+        return []
+    seen: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    for b in blocks:
+        if b.drop_reason is not None or len(b.text) > s.max_chars:
+            continue
+        band = band_of(b, s.band_fraction)
+        if band is not None:
+            seen[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
+    need = max(2, s.min_page_fraction * pages)
+    repeats = []
+    for (band, pattern), where in sorted(seen.items()):
+        if len(where) >= need and pattern:
+            repeats.append(Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
+                                  tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band)))
+    return repeats
+
+
+def docs_to_template_repeats(docs: Iterable[tuple[str, list[Block]]], s: BoilerplateSettings) -> list[Repeat]:
+    """Short texts that recur across enough of a source's documents: the site template."""
+    seen: dict[str, dict[str, str]] = defaultdict(dict)
+    n_docs = 0
+    for path, blocks in docs:
+        n_docs += 1
+        for b in blocks:
+            if b.drop_reason is None and 0 < len(b.text) <= s.max_chars:
+                seen[pattern_of(b.text)].setdefault(path, b.text)
+    need = max(s.min_docs, s.min_doc_fraction * n_docs)
+    return [
+        Repeat("documents", None, None, pattern, next(iter(where.values())), len(where), n_docs,
+               tuple(sorted(where)), DropReason.SITE_TEMPLATE)
+        for pattern, where in sorted(seen.items())
+        if len(where) >= need and pattern
+    ]
+
+
+def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s: BoilerplateSettings) -> list[Block]:
+    """Blocks with every repeated text dropped for its reason; other blocks unchanged."""
+    by_band: dict[tuple[str | None, str], str] = {}
+    template: dict[str, str] = {}
+    for r in repeats:
+        if r.scope == "pages" and r.doc_id == doc_id:
+            by_band[(r.band, r.pattern)] = r.drop_reason
+        elif r.scope == "documents":
+            template[r.pattern] = r.drop_reason
+    if not by_band and not template:
+        return blocks
+    out = []
+    for b in blocks:
+        reason = None
+        if b.drop_reason is None and len(b.text) <= s.max_chars:
+            pattern = pattern_of(b.text)
+            reason = by_band.get((band_of(b, s.band_fraction), pattern)) or template.get(pattern)
+        out.append(b.dropped(reason) if reason else b)
+    return out

@@ -1,0 +1,138 @@
+"""Run each document's parse in its own worker process with a time limit and a memory ceiling,
+several at once; a crash, a hang or a memory blow-up becomes that document's error, nothing more."""
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+import os
+import resource
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from docclean_assets.extract.settings import LimitSettings
+
+DEFAULT_EXTRACTOR = "docclean_assets.extract.isolate:extract_file"
+# Modules the fork server imports once so every worker starts warm.
+_PRELOAD = ["docclean_assets.extract.api", "pdfplumber", "docx", "pptx", "trafilatura", "selectolax.lexbor"]
+_CTX = mp.get_context("forkserver")
+_CTX.set_forkserver_preload(_PRELOAD)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One document to parse: where its bytes are and how to read them."""
+
+    key: str
+    blob: str  # path of the file holding the bytes
+    fmt: str
+    options: dict[str, Any]  # keyword arguments for the extractor (settings, html_rules, url)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of a job: a result, or an error message."""
+
+    result: Any
+    error: str | None
+    seconds: float
+
+
+def extract_file(blob: str, fmt: str, **options: Any) -> Any:
+    """Read the file and extract it: the default extractor run inside a worker."""
+    from docclean_assets.extract.api import extract_document
+
+    with open(blob, "rb") as fh:
+        data = fh.read()
+    return extract_document(data, fmt, **options)
+
+
+def resolve(dotted: str) -> Callable[..., Any]:
+    """The function named 'module:function'."""
+    module, _, name = dotted.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _child(conn: Connection, extractor: str, job: Job, memory_mb: int) -> None:
+    """Worker body: cap memory, run the extractor, send ('ok', result) or ('error', message)."""
+    limit = memory_mb * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError):
+        pass  # the platform refuses the cap; the wall-clock limit still applies
+    try:
+        result = resolve(extractor)(job.blob, job.fmt, **job.options)
+        conn.send(("ok", result))
+    except MemoryError:
+        conn.send(("error", f"memory limit exceeded ({memory_mb} MiB)"))
+    except Exception as exc:  # noqa: BLE001 - every failure becomes the document's error row
+        from docclean_assets.extract.api import ExtractionError
+
+        if isinstance(exc, ExtractionError):
+            conn.send(("error", str(exc)))
+        else:
+            last = traceback.extract_tb(exc.__traceback__)[-1:]
+            where = f" at {os.path.basename(last[0].filename)}:{last[0].lineno}" if last else ""
+            conn.send(("error", f"{type(exc).__name__}: {exc}{where}"))
+    finally:
+        conn.close()
+
+
+@dataclass
+class _Running:
+    job: Job
+    proc: Any
+    conn: Connection
+    started: float
+
+
+def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAULT_EXTRACTOR) -> Iterator[tuple[Job, Outcome]]:
+    """Yield (job, outcome) as documents finish, at most `limits.workers` at a time."""
+    pending = list(jobs)[::-1]
+    workers = limits.workers or os.cpu_count() or 1
+    running: dict[Connection, _Running] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                job = pending.pop()
+                parent, child = _CTX.Pipe(duplex=False)
+                proc = _CTX.Process(target=_child, args=(child, extractor, job, limits.memory_mb), daemon=True)
+                proc.start()
+                child.close()
+                running[parent] = _Running(job, proc, parent, time.monotonic())
+            deadline = min(r.started for r in running.values()) + limits.timeout_s
+            ready = wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
+            for conn in ready:
+                yield _finish(running.pop(conn))  # type: ignore[arg-type]
+            now = time.monotonic()
+            for conn, r in list(running.items()):
+                if now - r.started >= limits.timeout_s:
+                    running.pop(conn)
+                    r.proc.kill()
+                    r.proc.join()
+                    conn.close()
+                    yield r.job, Outcome(None, f"timed out after {limits.timeout_s:g} s", now - r.started)
+    finally:
+        for r in running.values():
+            r.proc.kill()
+            r.proc.join()
+
+
+def _finish(r: _Running) -> tuple[Job, Outcome]:
+    """Collect a worker whose pipe is readable or closed."""
+    try:
+        status, payload = r.conn.recv()
+    except (EOFError, OSError):
+        status, payload = "error", None
+    r.proc.join()
+    r.conn.close()
+    seconds = time.monotonic() - r.started
+    if status == "ok":
+        return r.job, Outcome(payload, None, seconds)
+    if payload is None:
+        code = r.proc.exitcode
+        payload = f"worker died (exit code {code}{', likely out of memory' if code == -9 else ''})"
+    return r.job, Outcome(None, payload, seconds)

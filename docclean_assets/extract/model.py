@@ -1,0 +1,152 @@
+"""The one record that flows through every stage, and the per-document diagnostics."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    """What a block is in the document; the body is a subset of these."""
+
+    TITLE = "title"
+    HEADING = "heading"
+    PARAGRAPH = "paragraph"
+    LIST_ITEM = "list_item"
+    TABLE = "table"
+    CAPTION = "caption"
+    CODE = "code"
+    FOOTNOTE = "footnote"
+    CALLOUT = "callout"
+    PULL_QUOTE = "pull_quote"
+    MARGIN_NOTE = "margin_note"
+    SPEAKER_NOTES = "speaker_notes"
+    COMMENT = "comment"
+    IMAGE_TEXT = "image_text"
+
+
+BODY_KINDS = frozenset(
+    {Kind.TITLE, Kind.HEADING, Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.TABLE, Kind.CAPTION, Kind.CODE}
+)
+
+
+class DropReason(StrEnum):
+    """Why a block left the body; a dropped block keeps its text."""
+
+    RUNNING_HEAD = "running_head"  # repeated in the top band across pages
+    RUNNING_FOOT = "running_foot"  # repeated in the bottom band across pages
+    PAGE_NUMBER = "page_number"
+    SITE_TEMPLATE = "site_template"  # repeated across the documents of a source
+    BOILERPLATE = "boilerplate"  # template text found by the HTML extractor (nav, footer, cookie banner)
+    HEADER_FOOTER = "header_footer"  # DOCX/PPTX header and footer parts
+    WATERMARK = "watermark"
+    DELETED_REVISION = "deleted_revision"  # tracked-change deletion (w:del, w:moveFrom)
+    DUPLICATE = "duplicate"  # a pull quote or repeated display text already in the body
+    EMPTY = "empty"  # nothing but whitespace
+    SELECTOR_DROP = "selector_drop"  # removed by a per-source CSS drop rule
+
+
+@dataclass(frozen=True, slots=True)
+class BBox:
+    """A rectangle in PDF points (1/72 inch) with a top-left origin: y grows downwards."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def __post_init__(self) -> None:
+        if self.x1 < self.x0 or self.y1 < self.y0:
+            raise ValueError(f"inverted bbox {self}")
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    def union(self, other: BBox) -> BBox:
+        """The smallest box holding both."""
+        return BBox(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One typed piece of text in reading order; dropped blocks keep text and a reason."""
+
+    kind: str
+    text: str
+    seq: int = 0  # reading order within the document, assigned by the backend's last stage
+    orig_text: str | None = None  # text before normalisation (None: identical to text)
+    page: int | None = None  # 1-based page or slide; None for DOCX and HTML
+    bbox: BBox | None = None
+    drop_reason: str | None = None
+    level: int | None = None  # heading level (1 = top) or list depth
+    anchor: int | None = None  # seq of the body block this one refers to (comment, callout, note)
+    meta: tuple[tuple[str, str], ...] = ()  # small typed extras (author, matched_offset, ...)
+
+    def __post_init__(self) -> None:
+        if self.kind not in Kind._value2member_map_:
+            raise ValueError(f"unknown block kind {self.kind!r}")
+        if self.drop_reason is not None and self.drop_reason not in DropReason._value2member_map_:
+            raise ValueError(f"unknown drop reason {self.drop_reason!r}")
+        if self.page is not None and self.page < 1:
+            raise ValueError(f"page is 1-based, got {self.page}")
+
+    @property
+    def in_body(self) -> bool:
+        """True when the block is part of the linear narrative."""
+        return self.drop_reason is None and self.kind in BODY_KINDS
+
+    def dropped(self, reason: str) -> Block:
+        """The same block, removed from the body for `reason`."""
+        return replace(self, drop_reason=str(DropReason(reason)))
+
+    def with_text(self, text: str) -> Block:
+        """The same block with new text, remembering the first original."""
+        if text == self.text:
+            return self
+        return replace(self, text=text, orig_text=self.orig_text if self.orig_text is not None else self.text)
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        """One value from `meta`."""
+        return dict(self.meta).get(key, default)
+
+
+def renumber(blocks: list[Block]) -> list[Block]:
+    """Assign seq 0..n-1 in list order."""
+    return [b if b.seq == i else replace(b, seq=i) for i, b in enumerate(blocks)]
+
+
+@dataclass(slots=True)
+class DocReport:
+    """Diagnostics of one document: the chances of silent loss, counted."""
+
+    format: str = ""
+    pages: int = 0
+    raw_chars: int = 0  # characters the parser saw in the file's text layer, before any removal
+    columns: int = 0  # the largest number of text columns detected on any page
+    footnotes: int = 0
+    unresolved_regions: int = 0  # regions whose role could not be decided (kept, but unsure)
+    deletions: int = 0  # tracked deletions (w:del)
+    insertions: int = 0  # tracked insertions (w:ins)
+    moves: int = 0  # tracked moves (w:moveFrom / w:moveTo pairs)
+    comment_refs: int = 0
+    embedded_objects: int = 0  # OLE objects and other embedded files
+    picture_shapes: int = 0  # pictures: text inside them contributes zero characters
+    flags: list[str] = field(default_factory=list)
+
+    def flag(self, name: str) -> None:
+        """Add a flag once."""
+        if name not in self.flags:
+            self.flags.append(name)
+
+
+@dataclass(slots=True)
+class Extraction:
+    """What a backend returns: blocks in reading order, diagnostics, and its intermediates."""
+
+    blocks: list[Block]
+    report: DocReport
+    trace: dict[str, object] = field(default_factory=dict)  # stage name -> that stage's output, for debugging

@@ -1,0 +1,76 @@
+"""The normalisation pass, all formats: ligatures, quotes, invisible characters, whitespace,
+line-break hyphens. `orig_text` keeps what the backend read."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+
+from docclean_assets.extract.model import Block, Kind
+
+# Backends mark a hyphen that ended a printed line with a soft hyphen (U+00AD): "distri\u00adbution".
+LINE_BREAK_HYPHEN = "\u00ad"
+
+_LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+_QUOTES = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u00ab": '"', "\u00bb": '"',
+}
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+_SPACES = {ord(c): " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"}
+_TABLE = str.maketrans({**_LIGATURES, **_QUOTES})
+_WORD = re.compile(r"[^\W\d_]+(?:[-\u00ad][^\W\d_]+)*", re.UNICODE)
+_BROKEN = re.compile(r"([^\W\d_]+)\u00ad\s*([^\W\d_]+)", re.UNICODE)
+# Kinds whose line structure is meaning (Markdown tables, code): only spaces within lines are touched.
+_LINE_KINDS = frozenset({Kind.TABLE, Kind.CODE})
+
+
+def clean_chars(text: str) -> str:
+    """Expand ligatures, straighten quotes, remove zero-width characters, unify spaces."""
+    return text.translate(_TABLE).translate(_INVISIBLE).translate(_SPACES)
+
+
+def collapse_whitespace(text: str, keep_lines: bool) -> str:
+    """Runs of spaces to one; newlines kept only when the block's lines carry meaning."""
+    if keep_lines:
+        lines = (re.sub(r" {2,}", " ", line).strip() for line in text.split("\n"))
+        return "\n".join(line for line in lines if line)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def vocabulary(texts: Iterable[str]) -> Counter[str]:
+    """Lower-cased word counts of a document, with line-break hyphens still in place."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        for word in _WORD.findall(text):
+            if LINE_BREAK_HYPHEN not in word:
+                counts[word.lower()] += 1
+    return counts
+
+
+def dehyphenate(text: str, vocab: Counter[str]) -> str:
+    """Join "distri-|bution" unless the document itself writes the hyphenated form ("well-known")."""
+
+    def join(m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        joined, hyphenated = (left + right).lower(), f"{left}-{right}".lower()
+        # The document's own spelling decides; without evidence, a break before a lower-case
+        # letter is syllabification (hyphenated compounds across a line end are the rarer case).
+        if vocab[hyphenated] > vocab[joined] or (vocab[joined] == 0 and right[:1].isupper()):
+            return f"{left}-{right}"
+        return left + right
+
+    return _BROKEN.sub(join, text).replace(LINE_BREAK_HYPHEN, "")
+
+
+def normalize_blocks(blocks: list[Block]) -> list[Block]:
+    """Every block with normalised text; `orig_text` keeps the backend's text when it changed."""
+    vocab = vocabulary(b.text for b in blocks)
+    out = []
+    for b in blocks:
+        text = dehyphenate(clean_chars(b.text), vocab)
+        nb = b.with_text(collapse_whitespace(text, keep_lines=b.kind in _LINE_KINDS))
+        out.append(nb.dropped("empty") if not nb.text and nb.drop_reason is None else nb)
+    return out

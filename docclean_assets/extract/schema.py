@@ -1,0 +1,188 @@
+"""The explicit pyarrow schema of every table docclean writes, and Block <-> row conversion."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from docclean_assets.extract.model import BBox, Block, DocReport
+
+META_TYPE = pa.map_(pa.string(), pa.string())
+
+# Columns that say which document a row belongs to; every per-document table starts with them.
+DOC_FIELDS = [
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("doc_id", pa.string(), nullable=False),  # sha256 of the file's bytes
+    pa.field("path", pa.string(), nullable=False),  # relative to the source root, '/'-separated, or the URL
+    pa.field("format", pa.string()),
+]
+
+BLOCKS_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("seq", pa.int32(), nullable=False),
+        pa.field("page", pa.int32()),
+        pa.field("x0", pa.float64()),  # points, top-left origin
+        pa.field("y0", pa.float64()),
+        pa.field("x1", pa.float64()),
+        pa.field("y1", pa.float64()),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("orig_text", pa.string()),
+        pa.field("drop_reason", pa.string()),
+        pa.field("level", pa.int32()),
+        pa.field("anchor", pa.int32()),
+        pa.field("meta", META_TYPE),
+    ]
+)
+
+RAW_FILES_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("bytes", pa.int64()),
+        pa.field("ext_format", pa.string()),  # what the extension or Content-Type claims
+        pa.field("format_mismatch", pa.bool_()),
+        pa.field("modified", pa.timestamp("us", tz="UTC")),  # file mtime, or fetch time for URLs
+        pa.field("http_status", pa.int32()),
+        pa.field("blob", pa.string()),  # where the bytes are: absolute file path or fetched-blob path
+        pa.field("error", pa.string()),  # why the file could not be read or fetched
+    ]
+)
+
+QUALITY_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("status", pa.string(), nullable=False),  # 'ok' | 'failed'
+        pa.field("error", pa.string()),
+        pa.field("pages", pa.int32()),
+        pa.field("raw_chars", pa.int64()),
+        pa.field("kept_chars", pa.int64()),
+        pa.field("retention_ratio", pa.float64()),
+        pa.field("columns", pa.int32()),
+        pa.field("boilerplate_removed", pa.int32()),
+        pa.field("footnotes", pa.int32()),
+        pa.field("unresolved_regions", pa.int32()),
+        pa.field("deletions", pa.int32()),
+        pa.field("insertions", pa.int32()),
+        pa.field("moves", pa.int32()),
+        pa.field("comment_refs", pa.int32()),
+        pa.field("embedded_objects", pa.int32()),
+        pa.field("picture_shapes", pa.int32()),
+        pa.field("flags", pa.list_(pa.string())),
+        pa.field("drop_counts", META_TYPE),  # drop_reason -> number of blocks
+        pa.field("parse_seconds", pa.float64()),
+    ]
+)
+
+# One row per parsed document: its diagnostics as the backend reported them, or its error.
+DOCS_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("error", pa.string()),
+        pa.field("parser_version", pa.string()),
+        pa.field("parse_seconds", pa.float64()),
+        pa.field("pages", pa.int32()),
+        pa.field("raw_chars", pa.int64()),
+        pa.field("columns", pa.int32()),
+        pa.field("footnotes", pa.int32()),
+        pa.field("unresolved_regions", pa.int32()),
+        pa.field("deletions", pa.int32()),
+        pa.field("insertions", pa.int32()),
+        pa.field("moves", pa.int32()),
+        pa.field("comment_refs", pa.int32()),
+        pa.field("embedded_objects", pa.int32()),
+        pa.field("picture_shapes", pa.int32()),
+        pa.field("flags", pa.list_(pa.string())),
+    ]
+)
+
+BOILERPLATE_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("scope", pa.string(), nullable=False),  # 'pages' (within a document) | 'documents' (site template)
+        pa.field("doc_id", pa.string()),  # the document, for scope='pages'; NULL for scope='documents'
+        pa.field("band", pa.string()),  # 'top' | 'bottom' | NULL
+        pa.field("pattern", pa.string(), nullable=False),  # normalised text (digits -> #)
+        pa.field("example", pa.string(), nullable=False),
+        pa.field("count", pa.int32(), nullable=False),  # pages or documents it occurs in
+        pa.field("out_of", pa.int32(), nullable=False),  # pages of the document or documents of the source
+        pa.field("seen_in", pa.list_(pa.string())),  # page numbers or paths where it was seen
+        pa.field("drop_reason", pa.string(), nullable=False),
+    ]
+)
+
+_REPORT_COUNTS = ("pages", "raw_chars", "columns", "footnotes", "unresolved_regions", "deletions",
+                  "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes")
+
+
+@dataclass(frozen=True, slots=True)
+class DocRef:
+    """Which document rows belong to."""
+
+    source: str
+    doc_id: str
+    path: str
+    format: str | None
+
+
+def block_to_row(ref: DocRef, b: Block) -> dict:
+    """One BLOCKS_SCHEMA row."""
+    box = b.bbox
+    return {
+        "source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format,
+        "seq": b.seq, "page": b.page,
+        "x0": box.x0 if box else None, "y0": box.y0 if box else None,
+        "x1": box.x1 if box else None, "y1": box.y1 if box else None,
+        "kind": b.kind, "text": b.text, "orig_text": b.orig_text, "drop_reason": b.drop_reason,
+        "level": b.level, "anchor": b.anchor, "meta": list(b.meta),
+    }
+
+
+def row_to_block(row: dict) -> Block:
+    """The Block a BLOCKS_SCHEMA row holds."""
+    box = None
+    if row.get("x0") is not None:
+        box = BBox(row["x0"], row["y0"], row["x1"], row["y1"])
+    return Block(
+        kind=row["kind"], text=row["text"], seq=row["seq"], orig_text=row.get("orig_text"),
+        page=row.get("page"), bbox=box, drop_reason=row.get("drop_reason"), level=row.get("level"),
+        anchor=row.get("anchor"), meta=tuple((k, v) for k, v in (row.get("meta") or [])),
+    )
+
+
+def blocks_to_table(items: Iterable[tuple[DocRef, Block]]) -> pa.Table:
+    """A BLOCKS_SCHEMA table from (document, block) pairs."""
+    return pa.Table.from_pylist([block_to_row(ref, b) for ref, b in items], schema=BLOCKS_SCHEMA)
+
+
+def table_to_blocks(table: pa.Table) -> Iterator[tuple[DocRef, Block]]:
+    """(document, block) pairs back from a BLOCKS_SCHEMA table."""
+    for row in table.to_pylist():
+        yield DocRef(row["source"], row["doc_id"], row["path"], row["format"]), row_to_block(row)
+
+
+def report_to_row(ref: DocRef, report: DocReport | None, *, status: str, error: str | None,
+                  parser_version: str, parse_seconds: float) -> dict:
+    """One DOCS_SCHEMA row."""
+    row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format,
+           "status": status, "error": error, "parser_version": parser_version,
+           "parse_seconds": round(parse_seconds, 4)}
+    for name in _REPORT_COUNTS:
+        row[name] = getattr(report, name) if report else None
+    row["flags"] = list(report.flags) if report else []
+    return row
+
+
+def row_to_report(row: dict) -> DocReport:
+    """The DocReport a DOCS_SCHEMA row holds."""
+    report = DocReport(format=row.get("format") or "", flags=list(row.get("flags") or []))
+    for name in _REPORT_COUNTS:
+        setattr(report, name, row.get(name) or 0)
+    return report
+
+
+def empty(schema: pa.Schema) -> pa.Table:
+    """A table with no rows."""
+    return schema.empty_table()

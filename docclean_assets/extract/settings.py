@@ -1,0 +1,269 @@
+"""Every threshold docclean uses: named, unit-bearing, defaulted and validated in one place.
+
+Each field says its unit in its name or comment and what it was calibrated on. Sections are
+frozen dataclasses gathered in `Settings`; `Settings()` is the default configuration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any
+
+
+def _check_positive(obj: object) -> None:
+    """Reject negative numbers in any numeric field of a settings section."""
+    for f in fields(obj):  # type: ignore[arg-type]
+        value = getattr(obj, f.name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            raise ValueError(f"{type(obj).__name__}.{f.name} must be >= 0, got {value}")
+
+
+def _check_fraction(obj: object, *names: str) -> None:
+    """Reject a ratio outside [0, 1]."""
+    for name in names:
+        value = getattr(obj, name)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{type(obj).__name__}.{name} must be within [0, 1], got {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class PdfSettings:
+    """Geometry thresholds of the PDF path, in PDF points unless named otherwise."""
+
+    # Characters whose vertical centres differ by less than this fraction of the font size share a
+    # line; calibrated on LaTeX and Word papers where sub/superscripts shift by ~0.3 em.
+    line_overlap_ratio: float = 0.5
+    # A horizontal gap wider than this fraction of the font size starts a new word; 0.25 em is
+    # pdfminer's word-margin and fits justified text in the corpus papers.
+    word_gap_em: float = 0.25
+    # Vertical gap between lines, in multiples of the line's font size, above which a new paragraph
+    # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
+    paragraph_gap_em: float = 0.6
+    # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).
+    heading_size_ratio: float = 1.15
+    # Gaps wider than this many em split words, capped by `word_gap_em`. Added because a LaTeX Times
+    # interword space measures exactly 0.25 em (and shrinks below it in justified lines), so the
+    # 0.25 em of `word_gap_em` alone glued words together in the papermage ACL paper; in-word kerning
+    # gaps stay below 0.05 em there.
+    word_split_em: float = 0.12
+    # Words on one row further apart than this many em belong to different lines (cells, columns);
+    # LaTeX and Federal Register gutters are >= 1.3 em, stretched justified spaces stay < 1 em.
+    line_split_gap_em: float = 1.2
+    # A line starting this many em right of its block's left edge after a full previous line opens a
+    # new paragraph (first-line indent); LaTeX \parindent is 1-1.5 em, Word's 0.5 in is ~4 em.
+    indent_min_em: float = 0.8
+    # Adjacent lines whose dominant sizes differ by more than this factor start a new block.
+    size_change_ratio: float = 1.1
+    # A gutter is an x-band crossed by blocks over at most this fraction of the page's text height
+    # ("empty over most of the height"); calibrated on ACL/LaTeX two-column and Federal Register pages.
+    gutter_max_cover: float = 0.5
+    # Narrowest gutter accepted, points; LaTeX \columnsep is 10-24 pt, Federal Register ~ 10 pt.
+    gutter_min_width_pt: float = 6.0
+    # Each side of a gutter must hold text stacked at least this fraction of the text height, and be
+    # at least `column_min_width_fraction` of the text width (so line-number margins are no column).
+    column_min_fill: float = 0.3
+    column_min_width_fraction: float = 0.15
+    # A column holds prose: its lines average at least this many words (table columns hold 1-3).
+    column_min_words_per_line: float = 3.0
+    # Footnotes: blocks starting below this fraction of the page height, in a font at most
+    # `footnote_size_ratio` of the body size; calibrated on LaTeX (8 pt vs 10 pt) and Word footnotes.
+    footnote_min_top_fraction: float = 0.5
+    footnote_size_ratio: float = 0.92
+    # Larger-font blocks longer than this many characters are text set large, not headings.
+    heading_max_chars: int = 250
+    # Bold, standalone blocks up to this many characters may be headings.
+    bold_heading_max_chars: int = 120
+    # The title is the largest heading on page 1 starting above this fraction of the page height.
+    title_max_top_fraction: float = 0.4
+    # Chars rotated more than this many degrees off the horizontal whose run's baseline is also
+    # rotated form a rotated line (diagonal: watermark; ~90 deg: margin note such as arXiv stamps).
+    rotated_min_angle_deg: float = 8.0
+    # A rotated run needs at least this many chars to be a line of its own.
+    rotated_min_chars: int = 3
+    # Large light-grey text: size >= this factor of the body size and grey lightness within
+    # [watermark_min_lightness, watermark_max_lightness] (0 black, 1 white; white is excluded as it
+    # is usually text on a dark banner); calibrated on reportlab/Word "DRAFT" stamps at 0.75-0.9.
+    watermark_min_size_ratio: float = 2.0
+    watermark_min_lightness: float = 0.6
+    watermark_max_lightness: float = 0.97
+    # Overprinted duplicate chars (fake bold) closer than this many em are dropped.
+    duplicate_char_em: float = 0.1
+
+    def __post_init__(self) -> None:
+        _check_positive(self)
+        _check_fraction(
+            self,
+            "line_overlap_ratio",
+            "gutter_max_cover",
+            "column_min_fill",
+            "column_min_width_fraction",
+            "footnote_min_top_fraction",
+            "title_max_top_fraction",
+            "watermark_min_lightness",
+            "watermark_max_lightness",
+        )
+        if self.watermark_min_lightness > self.watermark_max_lightness:
+            raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
+        if self.heading_size_ratio < 1.0 or self.size_change_ratio < 1.0:
+            raise ValueError("PdfSettings size ratios must be >= 1")
+        if self.rotated_min_angle_deg >= 45:
+            raise ValueError("PdfSettings.rotated_min_angle_deg must be < 45")
+
+
+@dataclass(frozen=True, slots=True)
+class OfficeSettings:
+    """DOCX and PPTX thresholds."""
+
+    # Shapes whose horizontal extents overlap by less than this fraction of the narrower one sit
+    # side by side (columns); calibrated on two-column bullet slides.
+    column_overlap_ratio: float = 0.2
+    # Shapes whose vertical extents overlap by less than this fraction of the shorter one sit one
+    # above the other (separate bands); calibrated on the corpus decks, where stacked text boxes
+    # touch or overlap by a few points of padding only.
+    band_overlap_ratio: float = 0.2
+
+    def __post_init__(self) -> None:
+        _check_positive(self)
+        _check_fraction(self, "column_overlap_ratio", "band_overlap_ratio")
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlSettings:
+    """HTML extraction thresholds."""
+
+    # A 2xx page whose visible text is shorter than this (characters) while it carries script
+    # bundles is a client-rendered shell; a real article has hundreds of characters.
+    shell_max_chars: int = 200
+    # A JSON-LD articleBody shorter than this fraction of the visible page text is a teaser.
+    jsonld_min_visible_ratio: float = 0.25
+    # How many leading words of a JSON-LD articleBody must occur (letters and digits only) in the
+    # visible text; 8 words is unique within a page and survives quote/dash differences
+    # (scrapinghub_aeb pages with articleBody).
+    jsonld_prefix_words: int = 8
+    # A DOM unit whose key (letters and digits) is shorter than this many characters counts as kept
+    # only when it equals, or is most of, one segment of the extractor's output; longer units may
+    # match anywhere in it. 25 characters is ~5 words: nav labels ("Home", "Share") stay below it.
+    match_min_chars: int = 25
+    # Fraction of a unit (or of an extractor segment) that must be matched for it to count as
+    # matched; 0.5 tolerates the extractor trimming a child (button, byline) out of a paragraph.
+    match_min_coverage: float = 0.5
+    # The main content container is the deepest element holding at least this fraction of the kept
+    # paragraph characters; 0.8 leaves room for a stray kept line elsewhere (calibrated on the
+    # mozilla_readability and scrapinghub_aeb pages).
+    main_container_share: float = 0.8
+    # A <table> is reference data (kept even when the extractor dropped it) when inside the main
+    # container with at least this many rows and columns and at most this fraction of link text;
+    # link-dense grids are navigation.
+    table_min_rows: int = 2
+    table_min_cols: int = 2
+    table_max_link_ratio: float = 0.5
+    # A table cell holding block elements and more than this many characters makes the table a
+    # layout table (segmented as ordinary content, not as one Markdown block); data cells are short.
+    layout_cell_chars: int = 300
+    # Text under nav/footer/aside, chrome roles or chrome class words (cookie, breadcrumb, share...)
+    # is removed from the body even when the extractor kept it, unless such regions hold at least
+    # this fraction of the kept characters (then the markers wrap the whole page and mean nothing).
+    template_max_share: float = 0.3
+
+    def __post_init__(self) -> None:
+        _check_positive(self)
+        _check_fraction(
+            self, "jsonld_min_visible_ratio", "match_min_coverage", "main_container_share",
+            "table_max_link_ratio", "template_max_share",
+        )
+        if self.jsonld_prefix_words < 1 or self.table_min_rows < 1 or self.table_min_cols < 1:
+            raise ValueError("jsonld_prefix_words, table_min_rows and table_min_cols must be >= 1")
+
+
+@dataclass(frozen=True, slots=True)
+class BoilerplateSettings:
+    """Repetition thresholds for running heads and site templates."""
+
+    # Height of the top and bottom bands where running heads and feet live, as a fraction of the
+    # page height; calibrated on journal and report layouts (heads sit in the top ~8%).
+    band_fraction: float = 0.1
+    # A document needs at least this many pages before page-repetition removes anything, so a
+    # two-page memo does not lose its letterhead as "repeated".
+    min_pages: int = 3
+    # A normalised line is repeated chrome when it occurs on at least this fraction of the pages
+    # (0.5 also catches alternating even/odd heads, which each cover half the pages).
+    min_page_fraction: float = 0.45
+    # A block is site template when it occurs in at least this fraction of a source's documents
+    # and in at least `min_docs` of them.
+    min_doc_fraction: float = 0.5
+    min_docs: int = 3
+    # Longer texts are never template: a repeated 300-character paragraph is a quotation.
+    max_chars: int = 200
+
+    def __post_init__(self) -> None:
+        _check_positive(self)
+        _check_fraction(self, "band_fraction", "min_page_fraction", "min_doc_fraction")
+        if self.min_pages < 2 or self.min_docs < 2:
+            raise ValueError("repetition needs at least two pages or documents")
+
+
+@dataclass(frozen=True, slots=True)
+class LimitSettings:
+    """Per-document isolation limits."""
+
+    timeout_s: float = 120.0  # wall-clock seconds one document may take to parse
+    memory_mb: int = 4096  # address-space ceiling of the worker process, MiB (numpy and PDFium reserve ~1 GiB of address space before any work)
+    max_bytes: int = 200 * 1024 * 1024  # larger files are refused unread
+    workers: int = 0  # parallel parse processes; 0 = one per core
+
+    def __post_init__(self) -> None:
+        _check_positive(self)
+        if self.timeout_s <= 0 or self.memory_mb < 256:
+            raise ValueError("timeout_s must be > 0 and memory_mb >= 256")
+
+
+@dataclass(frozen=True, slots=True)
+class QualitySettings:
+    """How the retention band is learned from a source's own distribution."""
+
+    # The band floor is median - k * MAD (scaled to sigma) of the source's retention ratios;
+    # k = 3 is the usual robust outlier fence.
+    mad_k: float = 3.0
+    # Fewer documents than this and the band is not learned (nothing is flagged by it).
+    min_docs_for_band: int = 5
+    # The learned band is never narrower than median ± this (ratio units): identical documents have
+    # MAD 0, and a 2-point wobble in a template site's ratio is not a loss.
+    min_halfwidth: float = 0.05
+
+    def __post_init__(self) -> None:
+        _check_positive(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """All of docclean's thresholds."""
+
+    pdf: PdfSettings = field(default_factory=PdfSettings)
+    office: OfficeSettings = field(default_factory=OfficeSettings)
+    html: HtmlSettings = field(default_factory=HtmlSettings)
+    boilerplate: BoilerplateSettings = field(default_factory=BoilerplateSettings)
+    limits: LimitSettings = field(default_factory=LimitSettings)
+    quality: QualitySettings = field(default_factory=QualitySettings)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Settings:
+        """Settings with the given sections overridden; unknown keys are errors."""
+        settings = cls()
+        for section, values in (data or {}).items():
+            if section not in {f.name for f in fields(cls)}:
+                raise ValueError(f"unknown settings section {section!r}")
+            current = getattr(settings, section)
+            known = {f.name for f in fields(current)}
+            unknown = set(values) - known
+            if unknown:
+                raise ValueError(f"unknown settings key(s) in {section}: {sorted(unknown)}")
+            settings = replace(settings, **{section: replace(current, **values)})
+        return settings
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """Plain nested dict of every value."""
+        out: dict[str, dict[str, Any]] = {}
+        for f in fields(self):
+            section = getattr(self, f.name)
+            assert is_dataclass(section)
+            out[f.name] = {g.name: getattr(section, g.name) for g in fields(section)}
+        return out

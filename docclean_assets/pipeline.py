@@ -1,0 +1,191 @@
+"""What each asset computes, as plain functions over Arrow tables (the Dagster layer only wires
+them to partitions, IO and metadata)."""
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from docclean_assets.extract.api import PARSER_VERSION
+from docclean_assets.extract.boilerplate import Repeat, apply_repeats, blocks_to_page_repeats, docs_to_template_repeats
+from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR, Job, run_jobs
+from docclean_assets.extract.model import Block
+from docclean_assets.extract.normalize import normalize_blocks
+from docclean_assets.extract.quality import Band, band_for, document_figures
+from docclean_assets.extract.schema import (
+    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA, DocRef,
+    blocks_to_table, report_to_row, row_to_report, table_to_blocks,
+)
+from docclean_assets.extract.settings import Settings
+from docclean_assets.inventory import folder_rows, url_rows
+from docclean_assets.sources import Source
+
+
+def raw_files_table(source: Source, data_dir: Path) -> pa.Table:
+    """The inventory of one source."""
+    rows = folder_rows(source) if source.path is not None else url_rows(source, data_dir / "_blobs" / source.name)
+    return pa.Table.from_pylist(rows, schema=RAW_FILES_SCHEMA)
+
+
+def group_blocks(table: pa.Table | None) -> dict[tuple[str, str], list[Block]]:
+    """Blocks per (doc_id, path), in seq order."""
+    docs: dict[tuple[str, str], list[Block]] = defaultdict(list)
+    if table is not None:
+        for ref, block in table_to_blocks(table):
+            docs[(ref.doc_id, ref.path)].append(block)
+    for blocks in docs.values():
+        blocks.sort(key=lambda b: b.seq)
+    return docs
+
+
+@dataclass
+class ParseStats:
+    """How a parsed_blocks run went."""
+
+    parsed: int = 0
+    reused: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    errors: dict[str, str] = field(default_factory=dict)  # path -> error
+
+
+def _ref(row: dict) -> DocRef:
+    return DocRef(row["source"], row["doc_id"], row["path"], row["format"])
+
+
+def _options(source: Source, settings: Settings, row: dict) -> dict:
+    """Extractor keyword arguments for one document."""
+    opts: dict = {"settings": settings}
+    if row["format"] == "html":
+        opts["html_rules"] = source.html
+        if source.urls:
+            opts["url"] = row["path"]
+    return opts
+
+
+def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None, previous_docs: pa.Table | None,
+                 settings: Settings, extractor: str = DEFAULT_EXTRACTOR, force: bool = False) -> tuple[pa.Table, pa.Table, ParseStats]:
+    """Blocks and per-document rows for a source; unchanged documents are reused, not parsed again."""
+    started = time.monotonic()
+    stats = ParseStats()
+    old_docs = {} if force or previous_docs is None else {
+        r["doc_id"]: r for r in previous_docs.to_pylist() if r["status"] == "ok" and r["parser_version"] == PARSER_VERSION
+    }
+    old_blocks = {doc: blocks for (doc, _), blocks in group_blocks(previous_blocks).items()} if old_docs else {}
+    doc_rows: list[dict] = []
+    block_items: list[tuple[DocRef, Block]] = []
+    jobs: dict[str, Job] = {}
+    waiting: dict[str, list[dict]] = defaultdict(list)  # doc_id -> raw rows with those bytes
+
+    def fail(row: dict, error: str, seconds: float = 0.0) -> None:
+        stats.failed += 1
+        stats.errors[row["path"]] = error
+        doc_rows.append(report_to_row(_ref(row), None, status="failed", error=error,
+                                      parser_version=PARSER_VERSION, parse_seconds=seconds))
+
+    for row in raw.to_pylist():
+        if row["error"]:
+            fail(row, row["error"])
+        elif row["format"] is None:
+            fail(row, f"unrecognised format (extension says {row['ext_format'] or 'nothing'}; bytes are none of pdf/docx/pptx/html)")
+        elif row["bytes"] > settings.limits.max_bytes:
+            fail(row, f"file too large: {row['bytes']} bytes > limit {settings.limits.max_bytes}")
+        elif row["doc_id"] in old_docs and row["doc_id"] in old_blocks:
+            stats.reused += 1
+            prev = old_docs[row["doc_id"]]
+            doc_rows.append({**prev, "path": row["path"], "source": row["source"], "format": row["format"]})
+            block_items.extend((_ref(row), b) for b in old_blocks[row["doc_id"]])
+        else:
+            waiting[row["doc_id"]].append(row)
+            jobs.setdefault(row["doc_id"], Job(row["doc_id"], row["blob"], row["format"], _options(source, settings, row)))
+
+    for job, outcome in run_jobs(jobs.values(), settings.limits, extractor):
+        for row in waiting[job.key]:
+            if outcome.error is not None:
+                fail(row, outcome.error, outcome.seconds)
+                continue
+            stats.parsed += 1
+            ext = outcome.result
+            doc_rows.append(report_to_row(_ref(row), ext.report, status="ok", error=None,
+                                          parser_version=PARSER_VERSION, parse_seconds=outcome.seconds))
+            block_items.extend((_ref(row), b) for b in ext.blocks)
+    doc_rows.sort(key=lambda r: r["path"])
+    block_items.sort(key=lambda item: (item[0].path, item[1].seq))
+    stats.seconds = time.monotonic() - started
+    return blocks_to_table(block_items), pa.Table.from_pylist(doc_rows, schema=DOCS_SCHEMA), stats
+
+
+def boilerplate_table(source: str, blocks: pa.Table, docs: pa.Table, settings: Settings) -> pa.Table:
+    """Repeated texts of a source: running heads per document, and the template across HTML pages."""
+    s = settings.boilerplate
+    grouped = group_blocks(blocks)
+    reports = {(r["doc_id"], r["path"]): r for r in docs.to_pylist() if r["status"] == "ok"}
+    repeats: list[Repeat] = []
+    html_docs = []
+    for key, doc_blocks in grouped.items():
+        row = reports.get(key)
+        if row is None:
+            continue
+        if row["format"] == "html":
+            html_docs.append((key[1], doc_blocks))
+        elif row["pages"]:
+            repeats.extend(blocks_to_page_repeats(key[0], doc_blocks, row["pages"], s))
+    repeats.extend(docs_to_template_repeats(html_docs, s))
+    rows = [{**asdict(r), "source": source, "seen_in": list(r.seen_in)} for r in repeats]
+    return pa.Table.from_pylist(rows, schema=BOILERPLATE_SCHEMA)
+
+
+def _repeats(table: pa.Table) -> list[Repeat]:
+    cols = [f.name for f in BOILERPLATE_SCHEMA if f.name != "source"]
+    return [Repeat(**{c: (tuple(r[c]) if c == "seen_in" else r[c]) for c in cols}) for r in table.to_pylist()]
+
+
+def normalized_table(blocks: pa.Table, boilerplate: pa.Table, settings: Settings) -> pa.Table:
+    """Every block after repetition removal and the normalisation pass; dropped ones stay, with a reason."""
+    repeats = _repeats(boilerplate)
+    page_repeats = [r for r in repeats if r.scope == "pages"]  # the site template applies to HTML only
+    refs = {(r["doc_id"], r["path"]): DocRef(**r) for r in blocks.select(["source", "doc_id", "path", "format"]).to_pylist()}
+    items: list[tuple[DocRef, Block]] = []
+    for key, doc_blocks in group_blocks(blocks).items():
+        ref = refs[key]
+        kept = apply_repeats(ref.doc_id, doc_blocks, repeats if ref.format == "html" else page_repeats,
+                             settings.boilerplate)
+        items.extend((ref, b) for b in normalize_blocks(kept))
+    return blocks_to_table(items)
+
+
+def quality_table(raw: pa.Table, docs: pa.Table, normalized: pa.Table, source: Source, settings: Settings) -> tuple[pa.Table, Band | None]:
+    """One row per document with its diagnostics, flags and status; and the source's band."""
+    grouped = group_blocks(normalized)
+    mismatch = {(r["doc_id"], r["path"]) for r in raw.to_pylist() if r["format_mismatch"]}
+    rows = []
+    for d in docs.to_pylist():
+        key = (d["doc_id"], d["path"])
+        report = row_to_report(d)
+        row = {c: d.get(c) for c in QUALITY_SCHEMA.names if c in d}
+        if d["status"] == "ok":
+            row.update(document_figures(grouped.get(key, []), report))
+            row["drop_counts"] = list(row["drop_counts"].items())
+            if report.deletions or report.insertions or report.moves:
+                report.flag("has_revisions")
+        else:
+            row.update(kept_chars=0, retention_ratio=None, boilerplate_removed=0, drop_counts=[])
+        if key in mismatch:
+            report.flag("format_mismatch")
+        row["flags"] = report.flags
+        rows.append(row)
+    ratios = [r["retention_ratio"] for r in rows if r["status"] == "ok" and r["retention_ratio"] is not None]
+    band = band_for(source.retention_band, ratios, settings.quality)
+    for r in rows:
+        ratio = r["retention_ratio"]
+        if band is not None and ratio is not None and ratio < band.low:
+            r["flags"] = [*r["flags"], "below_retention_band"]
+    return pa.Table.from_pylist(rows, schema=QUALITY_SCHEMA), band
+
+
+def count_by(table: pa.Table, column: str) -> dict[str, int]:
+    """Rows per value of a column (NULL as 'null')."""
+    return dict(Counter("null" if v is None else str(v) for v in table.column(column).to_pylist()))

@@ -1,0 +1,57 @@
+"""Re-ingestion: one schedule per source that has a cron, and a sensor for changed folders."""
+
+import hashlib
+import json
+
+import dagster as dg
+
+from docclean_assets.resources import Docclean
+from docclean_assets.sources import SourcesConfig, discover_files
+
+
+def build_schedules(config: SourcesConfig, assets: list[dg.AssetsDefinition]) -> list[dg.ScheduleDefinition]:
+    """A schedule per source with `schedule:`, each re-ingesting that source's partition."""
+    schedules = []
+    for source in config.sources.values():
+        if not source.schedule:
+            continue
+
+        def _tick(context: dg.ScheduleEvaluationContext, _name: str = source.name) -> dg.RunRequest:
+            return dg.RunRequest(partition_key=_name, run_key=f"{_name}-{context.scheduled_execution_time:%Y%m%dT%H%M}",
+                                 tags={"docclean/source": _name})
+
+        schedules.append(dg.schedule(
+            name=f"reingest_{source.name.replace('-', '_')}", cron_schedule=source.schedule,
+            execution_timezone="UTC", target=assets,
+            description=f"Re-ingest source {source.name!r} on {source.schedule!r} (UTC)")(_tick))
+    return schedules
+
+
+def folder_fingerprint(config: SourcesConfig, name: str) -> str:
+    """A digest of every file's path, size and mtime below a folder source."""
+    source = config.sources[name]
+    digest = hashlib.sha256()
+    if source.path is not None:
+        for rel, full in discover_files(source.path):
+            st = full.stat()
+            digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def build_sensor(config: SourcesConfig, assets: list[dg.AssetsDefinition]) -> dg.SensorDefinition:
+    """Requests a run for every folder source whose files were added, changed or removed."""
+
+    @dg.sensor(name="changed_files", target=assets, minimum_interval_seconds=60,
+               description="Re-ingest a folder source when its files change (path, size or mtime).")
+    def changed_files(context: dg.SensorEvaluationContext, docclean: Docclean):
+        seen = json.loads(context.cursor) if context.cursor else {}
+        now = {}
+        for name, source in docclean.config.sources.items():
+            if source.path is None:
+                continue
+            now[name] = folder_fingerprint(docclean.config, name)
+            if seen.get(name) != now[name]:
+                yield dg.RunRequest(partition_key=name, run_key=f"{name}-{now[name][:16]}", tags={"docclean/source": name})
+        context.update_cursor(json.dumps(now, sort_keys=True))
+
+    return changed_files

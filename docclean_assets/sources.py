@@ -1,0 +1,155 @@
+"""sources.yaml -> validated source definitions; file discovery and polite fetching. No dagster."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from croniter import croniter
+
+from docclean_assets.extract.api import HtmlRules
+from docclean_assets.extract.settings import Settings
+from docclean_assets.extract.sniff import EXTENSIONS
+
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
+SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions"}
+TOP_KEYS = {"sources", "settings"}
+
+
+class SourceConfigError(ValueError):
+    """sources.yaml is wrong; the message names the source and the key."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe loader that refuses a mapping with the same key twice (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise SourceConfigError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}: source names and their keys must be unique")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One known source: a folder of documents or a list of URLs, with its rules."""
+
+    name: str
+    path: Path | None = None
+    urls: tuple[str, ...] = ()
+    html: HtmlRules | None = None
+    schedule: str | None = None
+    retention_band: tuple[float, float] | None = None
+    max_revisions: int | None = None
+
+
+@dataclass(frozen=True)
+class SourcesConfig:
+    """Every source of a sources.yaml, and the settings overrides it carries."""
+
+    file: Path
+    sources: dict[str, Source]
+    settings: Settings = field(default_factory=Settings)
+
+
+def _err(source: str, key: str, why: str) -> SourceConfigError:
+    return SourceConfigError(f"source {source!r}: key {key!r}: {why}")
+
+
+def _html_rules(name: str, value: Any) -> HtmlRules:
+    """Validated `html: {keep, drop}`."""
+    if not isinstance(value, dict) or set(value) - {"keep", "drop"}:
+        raise _err(name, "html", "must be a mapping with only 'keep' and 'drop'")
+    keep, drop = value.get("keep"), value.get("drop", [])
+    if keep is not None and (not isinstance(keep, str) or not keep.strip()):
+        raise _err(name, "html.keep", "must be a non-empty CSS selector")
+    if isinstance(drop, str):
+        drop = [drop]
+    if not isinstance(drop, list) or not all(isinstance(d, str) and d.strip() for d in drop):
+        raise _err(name, "html.drop", "must be a list of CSS selectors")
+    return HtmlRules(keep=keep, drop=tuple(drop))
+
+
+def _source(name: str, raw: Any, base: Path) -> Source:
+    """One validated source entry."""
+    if not NAME_RE.match(str(name)):
+        raise _err(str(name), "name", "use lower-case letters, digits, '_' and '-' (max 63)")
+    if not isinstance(raw, dict):
+        raise _err(name, "-", "must be a mapping of keys")
+    unknown = sorted(set(raw) - SOURCE_KEYS)
+    if unknown:
+        raise _err(name, unknown[0], f"unknown key (allowed: {', '.join(sorted(SOURCE_KEYS))})")
+    if ("path" in raw) == ("urls" in raw):
+        raise _err(name, "path", "give exactly one of 'path' or 'urls'")
+    path = None
+    urls: tuple[str, ...] = ()
+    if "path" in raw:
+        path = (base / str(raw["path"])).resolve()
+        if not path.is_dir():
+            raise _err(name, "path", f"directory {path} does not exist")
+    else:
+        if not isinstance(raw["urls"], list) or not raw["urls"]:
+            raise _err(name, "urls", "must be a non-empty list")
+        for url in raw["urls"]:
+            if not isinstance(url, str) or not re.match(r"^https?://[^\s/]+", url):
+                raise _err(name, "urls", f"not an http(s) URL: {url!r}")
+        urls = tuple(raw["urls"])
+    schedule = raw.get("schedule")
+    if schedule is not None and (not isinstance(schedule, str) or not croniter.is_valid(schedule)):
+        raise _err(name, "schedule", f"not a valid cron expression: {schedule!r}")
+    band = raw.get("retention_band")
+    if band is not None:
+        ok = isinstance(band, list) and len(band) == 2 and all(isinstance(v, (int, float)) for v in band)
+        if not ok or not 0.0 <= band[0] <= band[1] <= 1.0:
+            raise _err(name, "retention_band", "must be [low, high] with 0 <= low <= high <= 1")
+        band = (float(band[0]), float(band[1]))
+    max_rev = raw.get("max_revisions")
+    if max_rev is not None and (not isinstance(max_rev, int) or isinstance(max_rev, bool) or max_rev < 0):
+        raise _err(name, "max_revisions", "must be a non-negative integer")
+    html = _html_rules(name, raw["html"]) if "html" in raw else None
+    return Source(name, path, urls, html, schedule, band, max_rev)
+
+
+def load_sources(file: str | Path) -> SourcesConfig:
+    """Parse and validate a sources.yaml; relative paths resolve against its folder."""
+    file = Path(file).resolve()
+    if not file.is_file():
+        raise SourceConfigError(f"sources file {file} does not exist")
+    try:
+        doc = yaml.load(file.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+    except yaml.YAMLError as exc:
+        raise SourceConfigError(f"{file}: not valid YAML: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("sources"), dict) or not doc["sources"]:
+        raise SourceConfigError(f"{file}: needs a non-empty 'sources:' mapping")
+    unknown = sorted(set(doc) - TOP_KEYS)
+    if unknown:
+        raise SourceConfigError(f"{file}: unknown top-level key {unknown[0]!r}")
+    sources = {str(name): _source(str(name), raw, file.parent) for name, raw in doc["sources"].items()}
+    try:
+        settings = Settings.from_dict(doc.get("settings"))
+    except (TypeError, ValueError) as exc:
+        raise SourceConfigError(f"{file}: settings: {exc}") from exc
+    return SourcesConfig(file, sources, settings)
+
+
+def discover_files(root: Path) -> list[tuple[str, Path]]:
+    """(relative '/'-path, absolute path) of every supported file below root, never leaving it."""
+    root = root.resolve()
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for fname in sorted(filenames):
+            if fname.startswith((".", "~$")) or Path(fname).suffix.lower() not in EXTENSIONS:
+                continue
+            full = Path(dirpath) / fname
+            real = full.resolve()
+            if not real.is_file() or (real != full and not real.is_relative_to(root)):
+                continue  # a link pointing out of the source's root
+            found.append((full.relative_to(root).as_posix(), full))
+    return sorted(found)

@@ -1,0 +1,67 @@
+"""sources.yaml validation: every error names the source and the key."""
+import os
+
+import pytest
+
+from docclean_assets.sources import SourceConfigError, discover_files, load_sources
+
+
+def _write(tmp_path, text):
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    f = tmp_path / "sources.yaml"
+    f.write_text(text)
+    return f
+
+
+def test_valid_config_resolves_relative_paths(tmp_path):
+    f = _write(tmp_path, """
+sources:
+  alpha:
+    path: docs
+    schedule: "0 3 * * *"
+    retention_band: [0.28, 0.44]
+    max_revisions: 0
+    html: {keep: "article", drop: [".ads"]}
+  web:
+    urls: ["https://example.org/a"]
+settings:
+  limits: {timeout_s: 30}
+""")
+    cfg = load_sources(f)
+    assert cfg.sources["alpha"].path == (tmp_path / "docs").resolve()
+    assert cfg.sources["alpha"].retention_band == (0.28, 0.44)
+    assert cfg.sources["alpha"].html.drop == (".ads",)
+    assert cfg.sources["web"].urls == ("https://example.org/a",)
+    assert cfg.settings.limits.timeout_s == 30
+
+
+@pytest.mark.parametrize("body, needle", [
+    ("  alpha:\n    path: docs\n    colour: red\n", "source 'alpha': key 'colour': unknown key"),
+    ("  alpha:\n    path: nowhere\n", "source 'alpha': key 'path': directory"),
+    ("  alpha:\n    path: docs\n  alpha:\n    path: docs\n", "duplicate key 'alpha'"),
+    ("  alpha:\n    path: docs\n    schedule: '61 * * * *'\n", "source 'alpha': key 'schedule'"),
+    ("  alpha:\n    path: docs\n    retention_band: [0.5, 0.2]\n", "source 'alpha': key 'retention_band'"),
+    ("  alpha:\n    path: docs\n    max_revisions: -1\n", "source 'alpha': key 'max_revisions'"),
+    ("  alpha:\n    urls: ['ftp://x']\n", "source 'alpha': key 'urls'"),
+    ("  Alpha Beta:\n    path: docs\n", "source 'Alpha Beta': key 'name'"),
+    ("  alpha:\n    path: docs\n    urls: ['https://x.org']\n", "exactly one of 'path' or 'urls'"),
+])
+def test_errors_name_source_and_key(tmp_path, body, needle):
+    f = _write(tmp_path, "sources:\n" + body)
+    with pytest.raises(SourceConfigError) as err:
+        load_sources(f)
+    assert needle in str(err.value)
+
+
+def test_discovery_is_recursive_and_stays_inside_root(tmp_path):
+    root = tmp_path / "root"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "x.PDF").write_bytes(b"%PDF-1.4")
+    (root / "y.html").write_text("<html></html>")
+    (root / "notes.txt").write_text("ignored")
+    (root / "~$lock.docx").write_bytes(b"lock")
+    outside = tmp_path / "secret.html"
+    outside.write_text("<html>secret</html>")
+    os.symlink(outside, root / "link.html")
+    os.symlink(tmp_path, root / "loop")  # a directory link is never followed
+    assert [rel for rel, _ in discover_files(root)] == ["a/b/x.PDF", "y.html"]

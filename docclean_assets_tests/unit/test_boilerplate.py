@@ -1,0 +1,65 @@
+from docclean_assets.extract.boilerplate import (
+    apply_repeats, blocks_to_page_repeats, docs_to_template_repeats, pattern_of,
+)
+from docclean_assets.extract.model import BBox, Block
+from docclean_assets.extract.settings import BoilerplateSettings
+
+S = BoilerplateSettings()
+META = (("page_height", "792.0"), ("page_width", "612.0"))
+
+
+def _b(text, page, y0, y1, seq=0):
+    return Block("paragraph", text, seq=seq, page=page, bbox=BBox(72, y0, 540, y1), meta=META)
+
+
+def _doc(pages, head=lambda p: "Journal of Irreproducible Results, Vol. 3", foot=lambda p: f"Page {p} of 8"):
+    blocks = []
+    for p in range(1, pages + 1):
+        blocks += [_b(head(p), p, 30, 42), _b(f"Body text of page {p} that says something new.", p, 100, 700),
+                   _b(foot(p), p, 750, 762)]
+    return blocks
+
+
+def test_digits_normalised():
+    assert pattern_of("Page 3 of 8") == pattern_of("Page 4 of 8") == "page # of #"
+    assert pattern_of("  xiv ") == "#"
+
+
+def test_running_head_and_page_numbers_dropped_with_reasons():
+    blocks = _doc(5)
+    repeats = blocks_to_page_repeats("d", blocks, 5, S)
+    out = apply_repeats("d", blocks, repeats, S)
+    reasons = {b.text: b.drop_reason for b in out}
+    assert reasons["Journal of Irreproducible Results, Vol. 3"] == "running_head"
+    assert reasons["Page 2 of 8"] == "page_number"
+    assert all(b.drop_reason is None for b in out if b.text.startswith("Body"))
+
+
+def test_alternating_heads_caught():
+    blocks = _doc(6, head=lambda p: "Smith et al." if p % 2 == 0 else "A Study of Things")
+    repeats = blocks_to_page_repeats("d", blocks, 6, S)
+    assert {r.example for r in repeats if r.band == "top"} == {"Smith et al.", "A Study of Things"}
+
+
+def test_short_document_keeps_everything():
+    blocks = _doc(2)
+    assert blocks_to_page_repeats("d", blocks, 2, S) == []
+
+
+def test_repeat_outside_bands_is_content():
+    blocks = [_b("A repeated sentence in the middle.", p, 300, 320) for p in range(1, 6)]
+    assert blocks_to_page_repeats("d", blocks, 5, S) == []
+
+
+def test_site_template_across_documents():
+    docs = [(f"p{i}.html", [Block("paragraph", "Accept cookies"), Block("paragraph", f"Article {i} text unique {'x' * i}")])
+            for i in range(4)]
+    repeats = docs_to_template_repeats(docs, S)
+    assert [r.example for r in repeats] == ["Accept cookies"]
+    out = apply_repeats("x", docs[0][1], repeats, S)
+    assert [b.drop_reason for b in out] == ["site_template", None]
+
+
+def test_template_needs_enough_documents():
+    docs = [(f"p{i}.html", [Block("paragraph", "Accept cookies")]) for i in range(2)]
+    assert docs_to_template_repeats(docs, S) == []

@@ -1,0 +1,28 @@
+"""Worker isolation: a hang, a memory blow-up and a hard crash each become one error."""
+from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.extract.settings import LimitSettings
+
+
+def _jobs(tmp_path, names):
+    jobs = []
+    for name in names:
+        p = tmp_path / name
+        p.write_text("<html><body><p>hello</p></body></html>")
+        jobs.append(Job(name, str(p), "html", {}))
+    return jobs
+
+
+def test_hang_times_out_and_others_finish(tmp_path):
+    out = dict((j.key, o) for j, o in run_jobs(_jobs(tmp_path, ["hang.html", "ok.html"]), LimitSettings(timeout_s=3),
+                                               "docclean_assets_tests.faults:hang_or_extract"))
+    assert out["hang.html"].error == "timed out after 3 s"
+    assert "timed out" not in (out["ok.html"].error or "")
+
+
+def test_memory_ceiling_and_crash_become_errors(tmp_path):
+    jobs = _jobs(tmp_path, ["bomb.html"])
+    [(_, bomb)] = run_jobs(jobs, LimitSettings(memory_mb=512, timeout_s=60), "docclean_assets_tests.faults:allocate_or_extract")
+    assert bomb.error.startswith("memory limit exceeded")
+    [(_, crash)] = run_jobs(_jobs(tmp_path, ["crash.html"]), LimitSettings(timeout_s=60),
+                            "docclean_assets_tests.faults:crash_or_extract")
+    assert crash.error.startswith("worker died (exit code 139")

@@ -1,0 +1,27 @@
+from docclean_assets.extract.model import Block
+from docclean_assets.extract.normalize import clean_chars, dehyphenate, normalize_blocks, vocabulary
+
+
+def test_ligatures_quotes_and_spaces():
+    assert clean_chars("\ufb01nal \u201cef\ufb02uent\u201d isn\u2019t\u00a0here") == 'final "effluent" isn\'t here'
+
+
+def test_line_break_hyphen_joined_unless_document_spells_compound():
+    vocab = vocabulary(["the well-known result", "a distribution"])
+    assert dehyphenate("distri\u00adbution", vocab) == "distribution"
+    assert dehyphenate("well\u00adknown", vocab) == "well-known"
+    # No evidence either way: a lower-case continuation is syllabification.
+    assert dehyphenate("exam\u00adple", vocabulary([])) == "example"
+
+
+def test_inline_hyphens_untouched():
+    assert dehyphenate("state-of-the-art", vocabulary(["state-of-the-art"])) == "state-of-the-art"
+
+
+def test_normalize_keeps_original_and_drops_empty():
+    blocks = [Block("paragraph", "  e\ufb00ect  of  x ", seq=0), Block("paragraph", "\u200b  ", seq=1),
+              Block("table", "| a  | b |\n|---|---|\n| 1 | 2 |", seq=2)]
+    out = normalize_blocks(blocks)
+    assert out[0].text == "effect of x" and out[0].orig_text == "  e\ufb00ect  of  x "
+    assert out[1].drop_reason == "empty"
+    assert out[2].text.count("\n") == 2 and out[2].orig_text is not None
