@@ -1,5 +1,5 @@
-"""Repetition: running heads and page numbers across the pages of a document, and the site
-template across the documents of a source. Texts are compared after digits become '#'."""
+"""Repetition: running heads and page numbers across the pages of a document (compared after
+digits become '#'), and the site template across the documents of a source (compared exactly)."""
 from __future__ import annotations
 
 import re
@@ -37,6 +37,12 @@ def pattern_of(text: str) -> str:
     if _ROMAN_PAGE.match(folded):
         return "#"
     return _DIGITS.sub("#", folded)
+
+
+def template_pattern_of(text: str) -> str:
+    """Case-folded, whitespace-collapsed text: across documents digits count (an article's
+    "Report 3 of the harbour works" must not match another's "Report 4 ...")."""
+    return " ".join(text.split()).casefold()
 
 
 def band_of(block: Block, band_fraction: float) -> str | None:
@@ -87,7 +93,7 @@ def docs_to_template_repeats(docs: Iterable[tuple[str, list[Block]]], s: Boilerp
         n_docs += 1
         for b in blocks:
             if b.drop_reason is None and 0 < len(b.text) <= s.max_chars:
-                seen[pattern_of(b.text)].setdefault(path, b.text)
+                seen[template_pattern_of(b.text)].setdefault(path, b.text)
     need = max(s.min_docs, s.min_doc_fraction * n_docs)
     return [
         Repeat("documents", None, None, pattern, next(iter(where.values())), len(where), n_docs,
@@ -112,7 +118,7 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
     for b in blocks:
         reason = None
         if b.drop_reason is None and len(b.text) <= s.max_chars:
-            pattern = pattern_of(b.text)
-            reason = by_band.get((band_of(b, s.band_fraction), pattern)) or template.get(pattern)
+            reason = (by_band.get((band_of(b, s.band_fraction), pattern_of(b.text)))
+                      or template.get(template_pattern_of(b.text)))
         out.append(b.dropped(reason) if reason else b)
     return out

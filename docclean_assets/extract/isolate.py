@@ -6,9 +6,11 @@ import importlib
 import multiprocessing as mp
 import os
 import resource
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -81,6 +83,21 @@ def _child(conn: Connection, extractor: str, job: Job, memory_mb: int) -> None:
         conn.close()
 
 
+@contextmanager
+def _main_hidden() -> Iterator[None]:
+    """Start workers without re-running the caller's __main__ script in them (a script without an
+    `if __name__ == "__main__"` guard would otherwise run again in every worker)."""
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    try:
+        for k in saved:
+            setattr(main, k, None) if k == "__spec__" else delattr(main, k)
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(main, k, v)
+
+
 @dataclass
 class _Running:
     job: Job
@@ -100,7 +117,8 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
                 job = pending.pop()
                 parent, child = _CTX.Pipe(duplex=False)
                 proc = _CTX.Process(target=_child, args=(child, extractor, job, limits.memory_mb), daemon=True)
-                proc.start()
+                with _main_hidden():
+                    proc.start()
                 child.close()
                 running[parent] = _Running(job, proc, parent, time.monotonic())
             deadline = min(r.started for r in running.values()) + limits.timeout_s

@@ -114,6 +114,11 @@ class Block:
         return dict(self.meta).get(key, default)
 
 
+def count_chars(text: str) -> int:
+    """Non-whitespace characters: the unit of raw_chars and kept_chars, so layout spacing never counts."""
+    return len(text) - sum(1 for c in text if c.isspace())
+
+
 def renumber(blocks: list[Block]) -> list[Block]:
     """Assign seq 0..n-1 in list order."""
     return [b if b.seq == i else replace(b, seq=i) for i, b in enumerate(blocks)]
@@ -125,7 +130,7 @@ class DocReport:
 
     format: str = ""
     pages: int = 0
-    raw_chars: int = 0  # characters the parser saw in the file's text layer, before any removal
+    raw_chars: int = 0  # non-whitespace characters (count_chars) of the whole text layer, before any removal
     columns: int = 0  # the largest number of text columns detected on any page
     footnotes: int = 0
     unresolved_regions: int = 0  # regions whose role could not be decided (kept, but unsure)

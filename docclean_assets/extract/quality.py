@@ -5,7 +5,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from docclean_assets.extract.model import Block, DocReport, DropReason
+from docclean_assets.extract.model import Block, DocReport, DropReason, count_chars
 from docclean_assets.extract.settings import QualitySettings
 
 # Reasons that count as boilerplate removed (template and chrome, not revisions or watermarks).
@@ -28,8 +28,8 @@ class Band:
 
 
 def kept_chars(blocks: list[Block]) -> int:
-    """Characters in the body."""
-    return sum(len(b.text) for b in blocks if b.in_body)
+    """Non-whitespace characters of the body as the backend read them (before ligatures expand)."""
+    return sum(count_chars(b.orig_text if b.orig_text is not None else b.text) for b in blocks if b.in_body)
 
 
 def drop_counts(blocks: list[Block]) -> dict[str, int]:

@@ -1,0 +1,418 @@
+"""WordprocessingML at the XML level: paragraph text from every run, revisions, tables, styles.
+
+`BodyReader.container(el)` turns any block container (w:body, a header or footer part, a table
+cell, a text box, a comment, a footnote) into `Item`s: one per paragraph or table, each carrying
+the current ("accept all changes") text plus what hangs off it: deleted fragments, text boxes,
+comment ids and note references found inside it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from docclean_assets.extract.office_common import MC_ALTERNATE, alternate_branch, markdown_table, tidy
+
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+V_NS = "urn:schemas-microsoft-com:vml"
+O_NS = "urn:schemas-microsoft-com:office:office"
+PIC_NS = "http://schemas.openxmlformats.org/drawingml/2006/picture"
+C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+
+
+def w(name: str) -> str:
+    """Clark notation of a w: tag or attribute."""
+    return f"{{{W_NS}}}{name}"
+
+
+W_P, W_TBL, W_TR, W_TC, W_T, W_DELTEXT = w("p"), w("tbl"), w("tr"), w("tc"), w("t"), w("delText")
+W_INS, W_DEL, W_MOVEFROM, W_MOVETO = w("ins"), w("del"), w("moveFrom"), w("moveTo")
+W_PPR, W_RPR, W_TRPR, W_TCPR, W_VAL = w("pPr"), w("rPr"), w("trPr"), w("tcPr"), w("val")
+W_SDT, W_SDTCONTENT, W_CUSTOMXML, W_TXBX = w("sdt"), w("sdtContent"), w("customXml"), w("txbxContent")
+W_ID = w("id")
+M_T = f"{{{M_NS}}}t"
+TEXT_TAGS = frozenset({W_T, W_DELTEXT, M_T})
+_SKIP = frozenset(
+    w(n) for n in ("pPr", "rPr", "sdtPr", "sdtEndPr", "instrText", "delInstrText", "fldChar", "tblPr", "tblGrid",
+                   "trPr", "tcPr", "footnoteRef", "endnoteRef", "annotationRef", "separator",
+                   "continuationSeparator", "lastRenderedPageBreak", "softHyphen")
+) | {f"{{{M_NS}}}rPr", f"{{{M_NS}}}ctrlPr"}
+_BREAKS = frozenset({w("br"), w("cr")})
+_TABS = frozenset({w("tab"), w("ptab")})
+_COMMENT_MARKS = frozenset({w("commentRangeStart"), w("commentReference")})
+_NOTE_REFS = {w("footnoteReference"): "footnote", w("endnoteReference"): "endnote"}
+_PICTURES = frozenset({f"{{{PIC_NS}}}pic", f"{{{V_NS}}}imagedata"})
+W_OBJECT, O_OLE, C_CHART = w("object"), f"{{{O_NS}}}OLEObject", f"{{{C_NS}}}chart"
+
+_HEADING_NAME = re.compile(
+    r"^(?:heading|überschrift|titre|t[ií]tulo|titolo|kop|nagłówek|заголовок|rubrik|otsikko|overskrift)\s*(\d)$"
+)
+_CODE_NAMES = frozenset({"html preformatted", "macro text", "source code", "code", "preformatted text"})
+
+
+@dataclass
+class Counts:
+    """Report counters gathered while reading."""
+
+    deletions: int = 0
+    insertions: int = 0
+    move_from: int = 0
+    move_to: int = 0
+    comment_refs: int = 0
+    embedded_objects: int = 0
+    picture_shapes: int = 0
+    text_boxes: int = 0
+
+
+@dataclass
+class Item:
+    """One paragraph or table of a container, with what hangs off it."""
+
+    kind: str
+    text: str = ""
+    level: int | None = None
+    plain: str | None = None  # a table's text without Markdown, for a table nested in a cell
+    deleted: list[str] = field(default_factory=list)
+    boxes: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    mark_deleted: bool = False
+
+    def absorb(self, other: Item) -> None:
+        """Take over another item's attachments (a cell's or a text box's)."""
+        self.deleted += other.deleted
+        self.boxes += other.boxes
+        self.comments += other.comments
+        self.notes += other.notes
+
+
+class _Acc:
+    """Inline accumulator: current text, deleted fragments (contiguous deletions join)."""
+
+    def __init__(self) -> None:
+        self.item = Item("paragraph")
+        self.parts: list[str] = []
+        self._del_open = False
+
+    def add(self, text: str, deleted: bool) -> None:
+        if not text:
+            return
+        if deleted:
+            if self._del_open:
+                self.item.deleted[-1] += text
+            else:
+                self.item.deleted.append(text)
+                self._del_open = True
+        else:
+            self.parts.append(text)
+            self._del_open = False
+
+
+def _val(el: etree._Element | None, default: str | None = None) -> str | None:
+    return default if el is None else el.get(W_VAL, default)
+
+
+def _int(value: str | None, default: int = 0) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+@dataclass(frozen=True)
+class _StyleInfo:
+    kind: str = "paragraph"
+    level: int | None = None
+    list_ilvl: int | None = None  # set when the style makes a list paragraph
+
+
+class StyleMap:
+    """Paragraph styles: resolves the basedOn chain to a block kind."""
+
+    def __init__(self, root: etree._Element | None) -> None:
+        self._styles: dict[str, tuple[str, str | None, int | None, int | None]] = {}
+        self.default: str | None = None
+        self._cache: dict[str | None, _StyleInfo] = {}
+        if root is None:
+            return
+        for st in root.iter(w("style")):
+            if st.get(w("type"), "paragraph") != "paragraph":
+                continue
+            sid = st.get(w("styleId"))
+            if sid is None:
+                continue
+            name = (_val(st.find(w("name"))) or sid).strip().lower()
+            based = _val(st.find(w("basedOn")))
+            ppr = st.find(W_PPR)
+            outline = ilvl = None
+            if ppr is not None:
+                ol = ppr.find(w("outlineLvl"))
+                outline = _int(_val(ol), 9) if ol is not None else None
+                num = ppr.find(w("numPr"))
+                if num is not None and _val(num.find(w("numId"))) != "0":
+                    ilvl = _int(_val(num.find(w("ilvl"))))
+            self._styles[sid] = (name, based, outline, ilvl)
+            if st.get(w("default")) in ("1", "true", "on"):
+                self.default = sid
+
+    def classify(self, sid: str | None) -> _StyleInfo:
+        """Kind and level of a paragraph style, following basedOn; the closest decisive style wins."""
+        if sid in self._cache:
+            return self._cache[sid]
+        info = self._classify(sid)
+        self._cache[sid] = info
+        return info
+
+    def _classify(self, sid: str | None) -> _StyleInfo:
+        list_ilvl: int | None = None
+        seen: set[str] = set()
+        while sid is not None and sid not in seen and len(seen) < 32:
+            seen.add(sid)
+            name, based, outline, ilvl = self._styles.get(sid, (sid.lower(), None, None, None))
+            m = _HEADING_NAME.match(name)
+            if m and m.group(1) != "0":
+                return _StyleInfo("heading", int(m.group(1)))
+            if name == "title":
+                return _StyleInfo("title")
+            if name == "subtitle":
+                return _StyleInfo("paragraph")
+            if name == "caption":
+                return _StyleInfo("caption")
+            if name in _CODE_NAMES:
+                return _StyleInfo("code")
+            if outline is not None and outline < 9:
+                return _StyleInfo("heading", outline + 1)
+            if list_ilvl is None and (ilvl is not None or name.startswith("list")):
+                list_ilvl = ilvl or 0
+            sid = based
+        return _StyleInfo("paragraph", list_ilvl=list_ilvl)
+
+    def paragraph_kind(self, p: etree._Element) -> tuple[str, int | None]:
+        """Kind and level of one w:p from its style, direct outline level and numbering."""
+        ppr = p.find(W_PPR)
+        sid = _val(ppr.find(w("pStyle"))) if ppr is not None else None
+        info = self.classify(sid if sid is not None else self.default)
+        if info.kind != "paragraph":
+            return info.kind, info.level
+        if ppr is not None:
+            ol = ppr.find(w("outlineLvl"))
+            if ol is not None and _int(_val(ol), 9) < 9:
+                return "heading", _int(_val(ol)) + 1
+            num = ppr.find(w("numPr"))
+            if num is not None:
+                num_id = _val(num.find(w("numId")))
+                if num_id == "0":
+                    return "paragraph", None
+                if num_id is not None or num.find(w("ilvl")) is not None:
+                    ilvl = num.find(w("ilvl"))
+                    return "list_item", _int(_val(ilvl), info.list_ilvl or 0) + 1
+        if info.list_ilvl is not None:
+            return "list_item", info.list_ilvl + 1
+        return "paragraph", None
+
+
+def _sym(el: etree._Element) -> str:
+    code = el.get(w("char"))
+    try:
+        cp = int(code, 16) if code else 0
+    except ValueError:
+        return ""
+    if cp <= 0 or 0xE000 <= cp <= 0xF8FF:  # symbol-font private-use glyphs have no Unicode meaning
+        return ""
+    return chr(cp)
+
+
+class BodyReader:
+    """Reads containers of one document with shared styles and counters."""
+
+    def __init__(self, styles: StyleMap) -> None:
+        self.styles = styles
+        self.counts = Counts()
+        self._in_object = 0
+
+    # ---------------------------------------------------------------- blocks
+    def _blocks(self, el: etree._Element, deleted: bool):
+        """Block-level children (w:p, w:tbl), unwrapping content controls and revision wrappers."""
+        for child in el:
+            tag = child.tag
+            if tag == W_P or tag == W_TBL:
+                yield child, deleted
+            elif tag in (W_SDT, W_SDTCONTENT, W_CUSTOMXML, W_INS, W_MOVETO):
+                yield from self._blocks(child, deleted)
+            elif tag in (W_DEL, W_MOVEFROM):
+                yield from self._blocks(child, True)
+            elif tag == MC_ALTERNATE:
+                branch = alternate_branch(child)
+                if branch is not None:
+                    yield from self._blocks(branch, deleted)
+
+    def container(self, el: etree._Element, deleted: bool = False) -> list[Item]:
+        """Items of a block container; a paragraph whose mark was deleted merges into the next."""
+        items: list[Item] = []
+        pending: Item | None = None
+        for child, is_deleted in self._blocks(el, deleted):
+            if child.tag == W_P:
+                item = self.paragraph(child, is_deleted)
+                if pending is not None:
+                    item = _merge(pending, item)
+                    pending = None
+                if item.mark_deleted and not is_deleted:
+                    pending = item
+                    continue
+                items.append(item)
+            else:
+                if pending is not None:
+                    items.append(pending)
+                    pending = None
+                items.append(self.table(child, is_deleted))
+        if pending is not None:
+            items.append(pending)
+        return items
+
+    # ---------------------------------------------------------------- paragraphs
+    def paragraph(self, p: etree._Element, deleted: bool) -> Item:
+        """One w:p: current text of all runs, deleted fragments and attachments."""
+        acc = _Acc()
+        self._walk(p, acc, deleted)
+        item = acc.item
+        item.text = "".join(acc.parts)
+        item.kind, item.level = self.styles.paragraph_kind(p)
+        rpr = p.find(f"{W_PPR}/{W_RPR}")
+        if rpr is not None and (rpr.find(W_DEL) is not None or rpr.find(W_MOVEFROM) is not None):
+            item.mark_deleted = True
+        return item
+
+    def _walk(self, el: etree._Element, acc: _Acc, deleted: bool) -> None:
+        c = self.counts
+        for child in el:
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue
+            if tag == W_T or tag == M_T:
+                acc.add(child.text or "", deleted)
+            elif tag == W_DELTEXT:
+                acc.add(child.text or "", True)
+            elif tag in _SKIP:
+                continue
+            elif tag == W_DEL or tag == W_MOVEFROM:
+                if len(child):
+                    if tag == W_DEL:
+                        c.deletions += 1
+                    else:
+                        c.move_from += 1
+                self._walk(child, acc, True)
+            elif tag == W_INS or tag == W_MOVETO:
+                if len(child):
+                    if tag == W_INS:
+                        c.insertions += 1
+                    else:
+                        c.move_to += 1
+                self._walk(child, acc, deleted)
+            elif tag in _TABS:
+                acc.add("\t", deleted)
+            elif tag in _BREAKS:
+                acc.add("\n", deleted)
+            elif tag == w("noBreakHyphen"):
+                acc.add("-", deleted)
+            elif tag == w("sym"):
+                acc.add(_sym(child), deleted)
+            elif tag == W_TXBX:
+                self._text_box(child, acc, deleted)
+            elif tag == MC_ALTERNATE:
+                branch = alternate_branch(child)
+                if branch is not None:
+                    self._walk(branch, acc, deleted)
+            elif tag in _COMMENT_MARKS:
+                if tag == w("commentReference"):
+                    c.comment_refs += 1
+                cid = child.get(W_ID)
+                if cid is not None:
+                    acc.item.comments.append(cid)
+            elif tag in _NOTE_REFS:
+                nid = child.get(W_ID)
+                if nid is not None:
+                    acc.item.notes.append((_NOTE_REFS[tag], nid))
+            elif tag in _PICTURES:
+                c.picture_shapes += 1
+            elif tag == W_OBJECT:
+                c.embedded_objects += 1
+                self._in_object += 1
+                try:
+                    self._walk(child, acc, deleted)
+                finally:
+                    self._in_object -= 1
+            elif tag == O_OLE:
+                if not self._in_object:
+                    c.embedded_objects += 1
+            elif tag == C_CHART:
+                c.embedded_objects += 1
+            elif tag == W_P:  # a paragraph where runs were expected: keep its text on its own line
+                self._walk(child, acc, deleted)
+                acc.add("\n", deleted)
+            else:
+                self._walk(child, acc, deleted)
+
+    def _text_box(self, box: etree._Element, acc: _Acc, deleted: bool) -> None:
+        self.counts.text_boxes += 1
+        items = self.container(box, deleted)
+        text = "\n".join(t for t in (tidy(i.text) for i in items) if t)
+        if deleted:
+            acc.add(text, True)
+        elif text:
+            acc.item.boxes.append(text)
+        for i in items:
+            acc.item.absorb(i)
+
+    # ---------------------------------------------------------------- tables
+    def _kids(self, el: etree._Element, tag: str):
+        for child in el:
+            if child.tag == tag:
+                yield child
+            elif child.tag in (W_SDT, W_SDTCONTENT, W_CUSTOMXML):
+                yield from self._kids(child, tag)
+
+    def table(self, tbl: etree._Element, deleted: bool) -> Item:
+        """A w:tbl as a Markdown table; merged cells keep their text in the first grid position only."""
+        item = Item("table")
+        rows: list[list[str]] = []
+        for tr in self._kids(tbl, W_TR):
+            trpr = tr.find(W_TRPR)
+            row_deleted = deleted or (trpr is not None and trpr.find(W_DEL) is not None)
+            row: list[str] = []
+            if trpr is not None:
+                row += [""] * _int(_val(trpr.find(w("gridBefore"))))
+            for tc in self._kids(tr, W_TC):
+                tcpr = tc.find(W_TCPR)
+                span = max(1, _int(_val(tcpr.find(w("gridSpan"))) if tcpr is not None else None, 1))
+                cell_items = self.container(tc, row_deleted)
+                texts = []
+                for ci in cell_items:
+                    t = ci.plain if ci.plain is not None else ci.text
+                    t = " ".join(t.split())
+                    if t:
+                        texts.append(t)
+                    item.absorb(ci)
+                row.append(" ".join(texts))
+                row += [""] * (span - 1)
+            if trpr is not None:
+                row += [""] * _int(_val(trpr.find(w("gridAfter"))))
+            if not row_deleted:  # a deleted row's text went to the deleted fragments of its cells
+                rows.append(row)
+        if any(c.strip() for r in rows for c in r):
+            item.text = markdown_table(rows)
+            item.plain = " ".join(c for r in rows for c in r if c)
+        return item
+
+
+def _merge(first: Item, second: Item) -> Item:
+    """The paragraph left when `first`'s paragraph mark is deleted: its runs join `second`."""
+    second.text = first.text + second.text
+    second.deleted = first.deleted + second.deleted
+    second.boxes = first.boxes + second.boxes
+    second.comments = first.comments + second.comments
+    second.notes = first.notes + second.notes
+    if first.text.strip() and not second.text[len(first.text):].strip():
+        second.kind, second.level = first.kind, first.level
+    return second

@@ -1,0 +1,235 @@
+"""PPTX backend: decks built in code with python-pptx, geometry edited with lxml."""
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from lxml import etree
+from pptx import Presentation
+from pptx.util import Emu, Pt
+
+from docclean_assets.extract.api import ExtractionError, extract_document
+from docclean_assets.extract.pptx import extract_pptx
+from docclean_assets.extract.settings import OfficeSettings, Settings
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
+A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+TITLE_ONLY = 5
+BLANK = 6
+
+
+def _png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0\0\0\0")) + chunk(b"IEND", b"")
+
+
+def _save(prs) -> bytes:
+    buf = io.BytesIO()
+    prs.save(buf)
+    return buf.getvalue()
+
+
+def _extract(prs, settings: Settings | None = None):
+    return extract_pptx(_save(prs), settings or Settings())
+
+
+def _box(slide, text: str, left: float, top: float, width: float, height: float):
+    shape = slide.shapes.add_textbox(Pt(left), Pt(top), Pt(width), Pt(height))
+    shape.text_frame.text = text
+    return shape
+
+
+def _two_column_slide(prs):
+    slide = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY])
+    slide.shapes.title.text = "Quarterly results"
+    # File order: right column first (bottom, then top), then left column (bottom, then top).
+    _box(slide, "Right lower", 380, 300, 300, 80)
+    _box(slide, "Right upper", 380, 150, 300, 80)
+    _box(slide, "Left lower", 40, 320, 300, 80)
+    _box(slide, "Left upper", 40, 140, 300, 80)
+    _box(slide, "Full width closing line", 40, 440, 640, 40)
+    tree = slide.shapes._spTree
+    title = slide.shapes.title._element
+    tree.remove(title)
+    tree.append(title)  # the title placeholder is last in file order
+    return slide
+
+
+def test_title_first_then_left_column_then_right():
+    prs = Presentation()
+    prs.slides.add_slide(prs.slide_layouts[BLANK])
+    _two_column_slide(prs)
+    ex = _extract(prs)
+    texts = [b.text for b in ex.blocks if b.page == 2 and b.in_body]
+    assert texts == [
+        "Quarterly results",
+        "Left upper",
+        "Left lower",
+        "Right upper",
+        "Right lower",
+        "Full width closing line",
+    ]
+    title = next(b for b in ex.blocks if b.text == "Quarterly results")
+    assert title.kind == "heading" and title.level == 1  # not the first slide
+    left = next(b for b in ex.blocks if b.text == "Left upper")
+    assert left.bbox is not None
+    assert left.bbox.x0 == pytest.approx(40) and left.bbox.y0 == pytest.approx(140)
+    assert left.bbox.x1 == pytest.approx(340) and left.bbox.y1 == pytest.approx(220)
+    assert ex.report.pages == 2 and ex.report.columns == 2
+
+
+def test_column_threshold_is_a_setting():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[BLANK])
+    # Horizontal overlap of 100pt on 300pt-wide boxes: 1/3 of the narrower one.
+    _box(slide, "B", 240, 100, 300, 50)
+    _box(slide, "A", 40, 300, 300, 50)
+    default = [b.text for b in _extract(prs).blocks]
+    assert default == ["B", "A"]  # overlapping more than 20%: stacked, read by top
+    loose = Settings(office=OfficeSettings(column_overlap_ratio=0.5))
+    assert [b.text for b in _extract(prs, loose).blocks] == ["A", "B"]  # now side by side
+
+
+def test_first_slide_title_kind():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[0])
+    slide.shapes.title.text = "Deck title"
+    slide.placeholders[1].text = "Subtitle text"
+    ex = _extract(prs)
+    assert (ex.blocks[0].kind, ex.blocks[0].text) == ("title", "Deck title")
+    assert ex.blocks[0].page == 1
+
+
+def test_group_shape_child_transform_applied():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[BLANK])
+    group = slide.shapes.add_group_shape()
+    inner = group.shapes.add_textbox(Pt(10), Pt(10), Pt(100), Pt(50))
+    inner.text_frame.text = "Grouped text"
+    xfrm = group._element.find(f"{{{P_NS}}}grpSpPr/{{{A_NS}}}xfrm")
+    # children live in a 100x50pt child space at (10,10); the group shows them at (200,100) at 2x scale
+    for tag, attrs in (
+        ("off", {"x": Pt(200), "y": Pt(100)}),
+        ("ext", {"cx": Pt(200), "cy": Pt(100)}),
+        ("chOff", {"x": Pt(10), "y": Pt(10)}),
+        ("chExt", {"cx": Pt(100), "cy": Pt(50)}),
+    ):
+        el = xfrm.find(f"{{{A_NS}}}{tag}")
+        for k, v in attrs.items():
+            el.set(k, str(int(Emu(v))))
+    ex = _extract(prs)
+    block = next(b for b in ex.blocks if b.text == "Grouped text")
+    assert block.bbox.x0 == pytest.approx(200) and block.bbox.y0 == pytest.approx(100)
+    assert block.bbox.x1 == pytest.approx(400) and block.bbox.y1 == pytest.approx(200)
+
+
+def test_speaker_notes_separate_and_picture_counted():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY])
+    slide.shapes.title.text = "Results"
+    _box(slide, "Revenue grew", 40, 150, 400, 60)
+    slide.notes_slide.notes_text_frame.text = "Say the growth number slowly"
+    slide.shapes.add_picture(io.BytesIO(_png()), Pt(500), Pt(150), Pt(100), Pt(100))
+    group = slide.shapes.add_group_shape()
+    group.shapes.add_picture(io.BytesIO(_png()), Pt(500), Pt(300), Pt(50), Pt(50))
+    ex = _extract(prs)
+    notes = [b for b in ex.blocks if b.kind == "speaker_notes"]
+    assert [(b.text, b.page) for b in notes] == [("Say the growth number slowly", 1)]
+    assert not notes[0].in_body
+    body = "\n".join(b.text for b in ex.blocks if b.in_body)
+    assert "growth number" not in body and "Revenue grew" in body
+    assert ex.report.picture_shapes == 2
+    # slide-image and slide-number placeholders of the notes page never leak into the notes
+    assert "\n" not in notes[0].text
+
+
+def test_slide_number_placeholder_dropped():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY])
+    slide.shapes.title.text = "Agenda"
+    sld_num = etree.fromstring(
+        f'<p:sp xmlns:p="{P_NS}" xmlns:a="{A_NS}"><p:nvSpPr><p:cNvPr id="99" name="Slide Number"/>'
+        '<p:cNvSpPr/><p:nvPr><p:ph type="sldNum" sz="quarter" idx="12"/></p:nvPr></p:nvSpPr><p:spPr/>'
+        '<p:txBody><a:bodyPr/><a:p><a:fld id="{B6F15528-21DE-4FAA-801E-634DDDAF4B2B}" type="slidenum">'
+        "<a:t>1</a:t></a:fld></a:p></p:txBody></p:sp>"
+    )
+    slide.shapes._spTree.append(sld_num)
+    ex = _extract(prs)
+    num = [b for b in ex.blocks if b.text == "1"]
+    assert len(num) == 1 and num[0].drop_reason == "header_footer"
+    assert num[0].bbox is not None  # position inherited from the layout's placeholder
+    assert [b.text for b in ex.blocks if b.in_body] == ["Agenda"]
+
+
+def test_table_and_bullets():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])  # Title and Content
+    slide.shapes.title.text = "Plan"
+    tf = slide.placeholders[1].text_frame
+    tf.text = "First"
+    para = tf.add_paragraph()
+    para.text = "Nested"
+    para.level = 1
+    table = slide.shapes.add_table(2, 2, Pt(40), Pt(380), Pt(400), Pt(80)).table
+    table.cell(0, 0).text = "Name"
+    table.cell(0, 1).text = "Value|x"
+    table.cell(1, 0).text = "a"
+    table.cell(1, 1).text = "1"
+    ex = _extract(prs)
+    got = [(b.kind, b.level, b.text) for b in ex.blocks]
+    assert got[0] == ("title", None, "Plan")
+    assert ("list_item", 1, "First") in got and ("list_item", 2, "Nested") in got
+    assert ("table", None, "| Name | Value\\|x |\n| --- | --- |\n| a | 1 |") in got
+
+
+def test_corrupt_and_encrypted_raise_extraction_error():
+    with pytest.raises(ExtractionError, match="encrypted or legacy OLE container"):
+        extract_document(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512, "pptx")
+    with pytest.raises(ExtractionError):
+        extract_document(b"PK\x03\x04garbage", "pptx")
+    data = _save(Presentation())
+    with pytest.raises(ExtractionError):
+        extract_document(data[: len(data) // 3], "pptx")
+
+
+@pytest.mark.corpus
+def test_corpus_pptx():
+    folder = CORPUS / "pptx"
+    if not folder.is_dir():
+        pytest.skip("corpus absent")
+    files = sorted(folder.rglob("*.pptx"))
+    assert files
+    for path in files:
+        try:
+            ex = extract_document(path.read_bytes(), "pptx")
+        except ExtractionError:
+            continue
+        assert ex.report.pages > 0, path.name
+        for b in ex.blocks:
+            assert b.page is not None and 1 <= b.page <= ex.report.pages, path.name
+
+
+def test_reading_order_full_width_shapes_split_columns_into_bands():
+    from docclean_assets.extract.model import BBox
+    from docclean_assets.extract.pptx_layout import reading_order
+
+    shapes = {
+        "intro": BBox(40, 20, 680, 60),
+        "a1": BBox(40, 80, 340, 120),
+        "a2": BBox(40, 140, 340, 180),
+        "b1": BBox(380, 90, 680, 130),
+        "mid": BBox(40, 200, 680, 230),
+        "c1": BBox(40, 250, 340, 300),
+        "d1": BBox(380, 240, 680, 290),
+        "d2": BBox(380, 300, 680, 340),
+    }
+    order, cols = reading_order(list(reversed(shapes)), lambda k: shapes[k], 0.2, 0.2)
+    assert order == ["intro", "a1", "a2", "b1", "mid", "c1", "d1", "d2"]
+    assert cols == 2
