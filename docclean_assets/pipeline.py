@@ -168,7 +168,7 @@ def quality_table(raw: pa.Table, docs: pa.Table, normalized: pa.Table, source: S
         row = {c: d.get(c) for c in QUALITY_SCHEMA.names if c in d}
         if d["status"] == "ok":
             row.update(document_figures(grouped.get(key, []), report))
-            row["drop_counts"] = [(k, str(v)) for k, v in row["drop_counts"].items()]  # QUALITY_SCHEMA: map<string, string>
+            row["drop_counts"] = list(row["drop_counts"].items())
             if report.deletions or report.insertions or report.moves:
                 report.flag("has_revisions")
         else:

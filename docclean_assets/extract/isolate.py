@@ -44,12 +44,15 @@ class Outcome:
 
 
 def extract_file(blob: str, fmt: str, **options: Any) -> Any:
-    """Read the file and extract it: the default extractor run inside a worker."""
+    """Read the file and extract it: the default extractor run inside a worker. The stage trace
+    (every char of every page, for debugging) stays in the worker: only blocks and report return."""
     from docclean_assets.extract.api import extract_document
+    from docclean_assets.extract.model import Extraction
 
     with open(blob, "rb") as fh:
         data = fh.read()
-    return extract_document(data, fmt, **options)
+    result = extract_document(data, fmt, **options)
+    return Extraction(result.blocks, result.report)
 
 
 def resolve(dotted: str) -> Callable[..., Any]:

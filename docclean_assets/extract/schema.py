@@ -70,7 +70,7 @@ QUALITY_SCHEMA = pa.schema(
         pa.field("embedded_objects", pa.int32()),
         pa.field("picture_shapes", pa.int32()),
         pa.field("flags", pa.list_(pa.string())),
-        pa.field("drop_counts", META_TYPE),  # drop_reason -> number of blocks
+        pa.field("drop_counts", pa.map_(pa.string(), pa.int32())),  # drop_reason -> number of blocks
         pa.field("parse_seconds", pa.float64()),
     ]
 )

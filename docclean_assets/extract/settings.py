@@ -32,19 +32,15 @@ class PdfSettings:
     # Characters whose vertical centres differ by less than this fraction of the font size share a
     # line; calibrated on LaTeX and Word papers where sub/superscripts shift by ~0.3 em.
     line_overlap_ratio: float = 0.5
-    # A horizontal gap wider than this fraction of the font size starts a new word; 0.25 em is
-    # pdfminer's word-margin and fits justified text in the corpus papers.
-    word_gap_em: float = 0.25
+    # A horizontal gap wider than this many em starts a new word. A LaTeX Times interword space
+    # measures exactly 0.25 em and shrinks below it in justified lines (pdfminer's 0.25 glued words
+    # together in the papermage ACL paper); in-word kerning gaps stay below 0.05 em there.
+    word_gap_em: float = 0.12
     # Vertical gap between lines, in multiples of the line's font size, above which a new paragraph
     # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
     paragraph_gap_em: float = 0.6
     # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).
     heading_size_ratio: float = 1.15
-    # Gaps wider than this many em split words, capped by `word_gap_em`. Added because a LaTeX Times
-    # interword space measures exactly 0.25 em (and shrinks below it in justified lines), so the
-    # 0.25 em of `word_gap_em` alone glued words together in the papermage ACL paper; in-word kerning
-    # gaps stay below 0.05 em there.
-    word_split_em: float = 0.12
     # Words on one row further apart than this many em belong to different lines (cells, columns);
     # Federal Register gutters measure 1.08 em (9.7 pt at 9 pt), LaTeX ones >= 1.8 em; stretched
     # justified spaces in the corpus stay below 0.8 em.
@@ -68,7 +64,7 @@ class PdfSettings:
     column_min_width_fraction: float = 0.15
     # A column holds prose: its lines average at least this many words (table columns hold 1-3).
     column_min_words_per_line: float = 3.0
-    # Footnotes: blocks starting below this fraction of the page height, in a font at most
+    # Footnotes: blocks centred below this fraction of the page height, in a font at most
     # `footnote_size_ratio` of the body size; calibrated on LaTeX (8 pt vs 10 pt) and Word footnotes.
     footnote_min_top_fraction: float = 0.5
     footnote_size_ratio: float = 0.92

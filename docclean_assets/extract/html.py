@@ -1,0 +1,324 @@
+"""HTML backend: the whole page as typed blocks; the article is the body, the rest is kept as dropped.
+
+Body choice per page, first that applies:
+1. JSON-LD articleBody of an Article-like node, when consistent with the visible page;
+2. per-source CSS rules (`HtmlRules.keep` / `.drop`), loud on a miss (flag `selector_miss`);
+3. trafilatura, aligned back to the DOM units so that everything it left out stays as a block with
+   `drop_reason='boilerplate'`, and reference tables in the article container are rescued.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from typing import TYPE_CHECKING
+
+from selectolax.lexbor import LexborHTMLParser
+
+from docclean_assets.extract.html_dom import Unit, key, markdown_table, segment
+from docclean_assets.extract.html_jsonld import article_bodies, body_paragraphs
+from docclean_assets.extract.html_match import Matcher, Seg, segments
+from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
+from docclean_assets.extract.settings import HtmlSettings, Settings
+
+if TYPE_CHECKING:
+    from docclean_assets.extract.api import HtmlRules
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""", re.I)
+# WHATWG: these labels mean windows-1252 in browsers.
+_WHATWG_ALIASES = {"iso8859-1": "cp1252", "latin-1": "cp1252", "ascii": "cp1252", "iso8859-9": "cp1254"}
+_SHELL_ROOT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "application")
+_NOSCRIPT_JS = re.compile(r"(enable|activate|turn on)\s+javascript|javascript\s+(is\s+)?(required|disabled|needed)", re.I)
+# A decoded page with more than this fraction of U+FFFD / NUL characters was never text.
+_UNDECODABLE_FRACTION = 0.3
+
+
+# ---------------------------------------------------------------- decoding
+def decode_html(data: bytes) -> tuple[str, str, bool]:
+    """(text, encoding used, whether bytes had to be replaced): BOM, then <meta charset>, then UTF-8."""
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                     (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            body = data[len(bom):]
+            text = body.decode(enc, errors="replace")
+            return text, enc, "\ufffd" in text and b"\xef\xbf\xbd" not in body
+    declared = None
+    head = data[:4096]
+    m = _META_CHARSET.search(head) or _XML_ENCODING.search(head)
+    if m:
+        try:
+            declared = codecs.lookup(m.group(1).decode("ascii", "ignore")).name
+        except LookupError:
+            declared = None
+        declared = _WHATWG_ALIASES.get(declared or "", declared)
+        if declared in ("utf-16-le", "utf-16-be", "utf-16"):  # a meta tag read as ASCII cannot be UTF-16
+            declared = "utf-8"
+    for enc in (declared, "utf-8"):
+        if enc:
+            try:
+                return data.decode(enc), enc, False
+            except UnicodeDecodeError:
+                continue
+    return data.decode(declared or "utf-8", errors="replace"), declared or "utf-8", True
+
+
+def _page_title(tree: LexborHTMLParser) -> tuple[str, str]:
+    """(title, where it came from): og:title, <title>, or the first h1."""
+    og = tree.css_first('meta[property="og:title"], meta[name="og:title"], meta[name="twitter:title"]')
+    if og is not None and (og.attributes.get("content") or "").strip():
+        return " ".join((og.attributes.get("content") or "").split()), "og:title"
+    t = tree.css_first("title")
+    if t is not None and t.text(strip=True):
+        return " ".join(t.text().split()), "title"
+    h1 = tree.css_first("h1")
+    if h1 is not None and h1.text(strip=True):
+        return " ".join(h1.text().split()), "h1"
+    return "", ""
+
+
+def _is_shell(tree: LexborHTMLParser, visible_chars: int, hs: HtmlSettings) -> bool:
+    """A client-rendered page: almost no visible text, and a script bundle or an empty app root."""
+    if visible_chars >= hs.shell_max_chars:
+        return False
+    if tree.css_first("script[src]") is not None or tree.css_first("script#__NEXT_DATA__") is not None:
+        return True
+    for rid in _SHELL_ROOT_IDS:
+        node = tree.css_first(f'[id="{rid}"]')
+        if node is not None and not node.text(strip=True):
+            return True
+    return any(_NOSCRIPT_JS.search(n.text() or "") for n in tree.css("noscript"))
+
+
+# ---------------------------------------------------------------- rules
+def _select(tree: LexborHTMLParser, selector: str, report: DocReport) -> list | None:
+    try:
+        return list(tree.css(selector))
+    except Exception:  # noqa: BLE001 - an invalid selector is a configuration error, reported loudly
+        report.flag("selector_error")
+        return None
+
+
+def _trafilatura(html: str, url: str | None) -> tuple[list[Seg], str | None]:
+    """Main-content segments, and an error message when trafilatura fails.
+
+    include_comments=False: with True trafilatura 2.3 sometimes takes a comment thread for the
+    article (scrapinghub_aeb token F1 0.959 without, 0.957 with)."""
+    import trafilatura
+
+    try:
+        doc = trafilatura.bare_extraction(html, url=url, include_tables=True, include_comments=False,
+                                          include_formatting=False, include_links=False, deduplicate=False)
+        if doc is None or not getattr(doc, "text", None):
+            doc = trafilatura.bare_extraction(html, url=url, include_tables=True, include_comments=False,
+                                              favor_recall=True, deduplicate=False) or doc
+    except Exception as exc:  # noqa: BLE001 - a crash of the extractor must not lose the page
+        return [], f"{type(exc).__name__}: {exc}"
+    if doc is None:
+        return [], None
+    return segments(getattr(doc, "body", None)), None
+
+
+def _main_container(units: list[Unit], body: list[bool], share: float) -> int | None:
+    """mem_id of the deepest element holding `share` of the body's paragraph characters."""
+    count: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    total = 0
+    for u, keep in zip(units, body):
+        if keep and u.kind in ("paragraph", "list_item"):
+            total += len(u.text)
+            for d, mid in enumerate(u.path):
+                count[mid] = count.get(mid, 0) + len(u.text)
+                depth[mid] = d
+    if not total:
+        return None
+    best = max((mid for mid, c in count.items() if c >= share * total), key=lambda m: depth[m], default=None)
+    return best if best is not None and depth[best] > 0 else None  # the <body> itself is no container
+
+
+def _is_data_table(u: Unit, hs: HtmlSettings) -> bool:
+    rows = u.rows or []
+    if len(rows) < hs.table_min_rows or max((len(r) for r in rows), default=0) < hs.table_min_cols:
+        return False
+    chars = sum(len(c) for r in rows for c in r)
+    return chars > 0 and u.link_chars <= hs.table_max_link_ratio * chars
+
+
+# ---------------------------------------------------------------- entry point
+def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None, url: str | None = None) -> Extraction:
+    """The page's blocks in document order; body per JSON-LD, rules or trafilatura (see module doc)."""
+    hs = settings.html
+    text, encoding, replaced = decode_html(data)
+    bad = text.count("\ufffd") + text.count("\x00")
+    if text and bad > _UNDECODABLE_FRACTION * len(text):
+        from docclean_assets.extract.api import ExtractionError
+
+        raise ExtractionError(f"not decodable as HTML text ({bad} of {len(text)} characters invalid in {encoding})")
+    text = text.replace("\x00", "")
+    report = DocReport(format="html")
+    trace: dict[str, object] = {"encoding": encoding}
+    if replaced:
+        report.flag("encoding_replaced")
+    tree = LexborHTMLParser(text)
+    title, title_src = _page_title(tree)
+    trace["title"] = title
+
+    keep_nodes: list | None = None
+    drop_nodes: list = []
+    if rules is not None:
+        if rules.keep:
+            keep_nodes = _select(tree, rules.keep, report) or []
+            if not keep_nodes:
+                report.flag("selector_miss")
+        for sel in rules.drop:
+            drop_nodes += _select(tree, sel, report) or []
+    keep_ids = frozenset(n.mem_id for n in keep_nodes or [])
+    drop_ids = frozenset(n.mem_id for n in drop_nodes)
+
+    units = segment(tree, keep_ids | drop_ids, hs.layout_cell_chars)
+    report.raw_chars = sum(count_chars(u.plain) for u in units)
+    if _is_shell(tree, report.raw_chars, hs):
+        report.flag("client_rendered_shell")
+    ukeys = [key(u.plain) for u in units]
+    in_drop = [bool(drop_ids.intersection(u.path)) for u in units]
+
+    # title: the first h1 that is the page's title
+    tkey = key(title)
+    for u, k in zip(units, ukeys):
+        if u.tag == "h1" and k and tkey and (k == tkey or k in tkey or tkey in k):
+            u.kind = Kind.TITLE
+            u.meta["page_title"] = title
+            break
+
+    status: list[str | None] = [DropReason.BOILERPLATE] * len(units)  # None = body
+    extra: dict[int, list[Block]] = {}
+    method = "trafilatura"
+
+    # the extractor runs on every page: it is also the yardstick for JSON-LD
+    src = text
+    if drop_nodes and keep_nodes is None:
+        pruned = LexborHTMLParser(text)
+        for sel in rules.drop if rules else ():
+            for n in _select(pruned, sel, DocReport()) or []:
+                n.decompose()
+        src = pruned.html or ""
+    main_segs, err = ([], None) if rules and rules.keep and not keep_nodes else _trafilatura(src, url)
+    if err:
+        report.flag("extractor_error")
+        trace["extractor_error"] = err
+    main_text = " ".join(s.text for s in main_segs if s.kind != "cell")
+    trace["extractor_chars"] = len(main_text)
+
+    jsonld = None if (rules and rules.keep and not keep_nodes) else _choose_jsonld(tree, units, main_text, report, hs)
+    if jsonld is not None:
+        method = "jsonld"
+        segs = [Seg("paragraph", p, key(p)) for p in jsonld]
+        _apply_segments(segs, units, ukeys, status, extra, hs, report, method)
+    elif keep_nodes is not None:
+        method = "rules"
+        for i, u in enumerate(units):
+            if keep_ids.intersection(u.path):
+                status[i] = None
+    elif main_segs:
+        _apply_segments(main_segs, units, ukeys, status, extra, hs, report, method)
+    else:
+        # the extractor found nothing (tiny or unusual page): the page minus its chrome is the body,
+        # flagged, rather than an empty document
+        report.flag("extractor_empty")
+        method = "whole_page"
+        for i, u in enumerate(units):
+            if not u.template:
+                status[i] = None
+
+    for i in range(len(units)):
+        if in_drop[i]:
+            status[i] = DropReason.SELECTOR_DROP
+    trace["method"] = method
+
+    blocks: list[Block] = list(extra.get(-1, []))
+    for i, u in enumerate(units):
+        reason = status[i]
+        kind = u.kind
+        meta = dict(u.meta)
+        if reason is None:
+            meta["method"] = method
+        blocks.append(Block(kind=str(kind), text=u.text, drop_reason=None if reason is None else str(reason),
+                            level=u.level, meta=tuple(meta.items())))
+        blocks.extend(extra.get(i, []))
+    trace["title_source"] = title_src
+    return Extraction(renumber(blocks), report, trace)
+
+
+# ---------------------------------------------------------------- JSON-LD
+def _choose_jsonld(tree: LexborHTMLParser, units: list[Unit], main_text: str, report: DocReport,
+                   hs: HtmlSettings) -> list[str] | None:
+    """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page."""
+    candidates = article_bodies(tree)
+    if not candidates:
+        return None
+    visible = " ".join(u.plain for u in units)
+    visible_key = key(visible)
+    yardstick = len(main_text) if main_text.strip() else len(visible)
+    for _type, body in candidates:
+        paras, _ = body_paragraphs(body)
+        joined = " ".join(paras)
+        if not joined:
+            continue
+        prefix = key(" ".join(joined.split()[: hs.jsonld_prefix_words]))
+        if len(joined) < hs.jsonld_min_visible_ratio * yardstick:
+            report.flag("jsonld_teaser")
+            continue
+        if not prefix or prefix not in visible_key:
+            report.flag("jsonld_not_visible")
+            continue
+        return paras
+    return None
+
+
+# ---------------------------------------------------------------- alignment
+def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
+                    status: list, extra: dict, hs: HtmlSettings, report: DocReport, method: str) -> None:
+    """Units found in the chosen body text (JSON-LD or the extractor's) are body, in DOM order, with
+    the DOM's own text and structure; body text no unit accounts for is inserted as blocks."""
+    matcher = Matcher(main_segs, hs.match_min_chars, hs.match_min_coverage)
+    for i, (u, k) in enumerate(zip(units, ukeys)):
+        if u.kind != Kind.TABLE and matcher.match_exact(k, i):
+            status[i] = None
+    for i, (u, k) in enumerate(zip(units, ukeys)):
+        if status[i] is None:
+            continue
+        if u.kind == Kind.TABLE:
+            cells = [key(c) for r in u.rows or [] for c in r]
+            if matcher.match_table(cells, i):
+                status[i] = None
+        elif matcher.match(k, i) if k else matcher.match_symbols(u.text, i):
+            status[i] = None
+
+    # chrome markers veto the extractor, unless they wrap most of what it kept
+    kept = [i for i, s in enumerate(status) if s is None]
+    kept_chars = sum(len(units[i].plain) for i in kept) or 1
+    chrome = [i for i in kept if units[i].template]
+    if sum(len(units[i].plain) for i in chrome) < hs.template_max_share * kept_chars:
+        for i in chrome:
+            status[i] = DropReason.BOILERPLATE
+            units[i].meta["vetoed"] = "template_region"
+
+    # reference tables inside the article container survive the extractor's density heuristics
+    main_id = _main_container(units, [s is None for s in status], hs.main_container_share)
+    if main_id is not None:
+        for i, u in enumerate(units):
+            if (status[i] is not None and u.kind == Kind.TABLE and not u.template and main_id in u.path
+                    and _is_data_table(u, hs)):
+                status[i] = None
+                u.meta["rescued"] = "reference_table"
+
+    # text the extractor found but no unit accounts for is body all the same
+    leftovers = matcher.unmatched()
+    for j in leftovers:
+        s = main_segs[j]
+        text = markdown_table(s.rows) if s.kind == "table" and s.rows else s.text
+        kind = {"cell": Kind.PARAGRAPH}.get(s.kind, s.kind)
+        extra.setdefault(matcher.anchor(j), []).append(
+            Block(kind=str(kind), text=text, level=s.level, meta=(("method", method), ("source", f"{method}_only")))
+        )
+    if leftovers:
+        report.flag(f"{method}_text_unmatched")

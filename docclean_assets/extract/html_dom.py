@@ -1,0 +1,302 @@
+"""Segment a whole HTML page (selectolax/lexbor) into block-level text units, in document order.
+
+Every piece of visible text lands in exactly one unit, so nothing the page shows can be lost
+between the DOM and the blocks: the extractor only decides which units are body.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+# Elements whose content is never text a reader sees.
+SKIP_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "embed", "canvas",
+     "select", "datalist", "map", "audio", "video", "title", "meta", "link", "base"}
+)
+# Block elements that make one unit of their own inline content.
+LEAF_KINDS = {
+    "p": "paragraph", "h1": "heading", "h2": "heading", "h3": "heading", "h4": "heading",
+    "h5": "heading", "h6": "heading", "li": "list_item", "figcaption": "caption", "caption": "caption",
+    "dt": "paragraph", "dd": "paragraph", "summary": "paragraph", "address": "paragraph",
+    "legend": "paragraph",
+}
+# Block elements that only group other content; loose text inside them is a paragraph.
+CONTAINER_TAGS = frozenset(
+    {"html", "body", "div", "section", "article", "main", "header", "footer", "nav", "aside", "form",
+     "fieldset", "figure", "blockquote", "ul", "ol", "dl", "menu", "details", "hgroup", "center",
+     "table", "thead", "tbody", "tfoot", "tr", "td", "th", "noframes", "dialog", "search", "frameset"}
+)
+BREAK_TAGS = frozenset({"br", "hr"})
+# Inline elements that browsers render as separate boxes: their words never run together.
+SPACED_TAGS = frozenset({"button", "input", "label", "img", "option", "textarea"})
+TEMPLATE_TAGS = frozenset({"nav", "footer", "aside"})
+TEMPLATE_ROLES = frozenset({"navigation", "contentinfo", "complementary", "banner", "search", "menu", "menubar"})
+# class/id words of site chrome: a unit under such an element is a boilerplate candidate.
+TEMPLATE_WORDS = frozenset(
+    {"cookie", "cookies", "consent", "gdpr", "breadcrumb", "breadcrumbs", "newsletter", "share", "sharing",
+     "social", "related", "feedback", "helpful", "sidebar", "advert", "advertisement", "ads", "promo",
+     "subscribe", "subscription", "navbar", "nav", "menu", "footer", "masthead", "banner", "popup", "modal",
+     "toolbar", "pagination", "tags", "comments", "skip", "offcanvas"}
+)
+_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+_WS = re.compile(r"[^\S\n]+")
+
+
+def key(text: str) -> str:
+    """Matching key: lower-case letters and digits only, so spacing and punctuation never matter."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def clean_text(raw: str) -> str:
+    """Collapse whitespace; line breaks from <br> survive as single newlines."""
+    lines = [_WS.sub(" ", line).strip() for line in raw.replace("\r", "").split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+@dataclass(slots=True)
+class Unit:
+    """One block-level run of visible text and where it sits in the DOM."""
+
+    kind: str
+    text: str
+    tag: str  # the element that gave the unit its kind
+    path: tuple[int, ...]  # mem_ids of the unit's element and all its ancestors
+    level: int | None = None
+    template: bool = False  # under nav/footer/aside, a chrome role or a chrome class word
+    rows: list[list[str]] | None = None  # table cells for kind == "table"
+    link_chars: int = 0  # characters inside <a>
+    meta: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def plain(self) -> str:
+        """Text without Markdown table syntax."""
+        if self.rows is None:
+            return self.text
+        return "\n".join(" ".join(c for c in row if c) for row in self.rows)
+
+
+def _is_template(node: LexborNode) -> bool:
+    tag = node.tag
+    if tag in TEMPLATE_TAGS:
+        return True
+    attrs = node.attributes
+    if (attrs.get("role") or "").lower() in TEMPLATE_ROLES:
+        return True
+    words = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+    return any(w in TEMPLATE_WORDS for w in _WORD_SPLIT.split(words))
+
+
+def _is_hidden(node: LexborNode) -> bool:
+    attrs = node.attributes
+    if "hidden" in attrs or (attrs.get("aria-hidden") or "").lower() == "true":
+        return True
+    style = (attrs.get("style") or "").replace(" ", "").lower()
+    return "display:none" in style or "visibility:hidden" in style
+
+
+def inline_text(node: LexborNode) -> tuple[str, int]:
+    """Visible text under `node` with <br> as newline, and how much of it is link text."""
+    parts: list[str] = []
+    link = 0
+    stack = [(node.iter(include_text=True), node.tag == "a", False)]  # explicit stack: no recursion limit
+    while stack:
+        it, in_link, spaced = stack[-1]
+        child = next(it, None)
+        if child is None:
+            stack.pop()
+            if spaced:
+                parts.append(" ")
+            continue
+        tag = child.tag
+        if tag == "-text":
+            t = child.text_content or ""
+            parts.append(t)
+            if in_link:
+                link += len(t.strip())
+        elif tag == "br":
+            parts.append("\n")
+        elif not (tag in SKIP_TAGS or tag is None or tag.startswith("-")):
+            spaced = tag in CONTAINER_TAGS or tag in LEAF_KINDS or tag in SPACED_TAGS
+            if spaced:
+                parts.append(" ")
+            stack.append((child.iter(include_text=True), in_link or tag == "a", spaced))
+    return clean_text("".join(parts)), link
+
+
+def table_rows(table: LexborNode) -> list[list[str]]:
+    """Cell texts row by row (colspan repeated as empty cells), nested tables excluded."""
+    sections: dict[str, list[list[str]]] = {"thead": [], "body": [], "tfoot": []}
+    for tr in table.css("tr"):
+        # skip rows of nested tables
+        anc = tr.parent
+        while anc is not None and anc.tag != "table":
+            anc = anc.parent
+        if anc is None or anc.mem_id != table.mem_id:
+            continue
+        row: list[str] = []
+        for cell in tr.iter():
+            if cell.tag not in ("td", "th"):
+                continue
+            text, _ = inline_text(cell)
+            row.append(text.replace("\n", " "))
+            try:
+                span = int(cell.attributes.get("colspan") or 1)
+            except ValueError:
+                span = 1
+            row.extend([""] * max(0, min(span, 50) - 1))
+        if any(row):
+            section = tr.parent.tag if tr.parent is not None and tr.parent.tag in ("thead", "tfoot") else "body"
+            sections[section].append(row)
+    return sections["thead"] + sections["body"] + sections["tfoot"]  # browsers draw tfoot last
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    """A Markdown pipe table; the first row is the header."""
+    width = max(len(r) for r in rows)
+    esc = [[c.replace("|", "\\|") for c in r] + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in esc[1:]]
+    return "\n".join(lines)
+
+
+def is_layout_table(table: LexborNode, rows: list[list[str]], layout_cell_chars: int) -> bool:
+    """A table used for page layout: nested tables, block content in long cells, or one column."""
+    if any(t.mem_id != table.mem_id for t in table.css("table")):
+        return True
+    if not rows or max(len(r) for r in rows) < 2:
+        return True
+    for cell in table.css("td, th"):
+        if cell.css_first("div, p, ul, ol, h1, h2, h3, h4, h5, h6, blockquote, article, section") is not None:
+            if len(cell.text(deep=True, separator=" ", strip=True)) > layout_cell_chars:
+                return True
+    return False
+
+
+class Segmenter:
+    """Walk the DOM once; `boundaries` are mem_ids that must start a new unit (rule matches)."""
+
+    def __init__(self, boundaries: frozenset[int] = frozenset(), layout_cell_chars: int = 300) -> None:
+        self.boundaries = boundaries
+        self.layout_cell_chars = layout_cell_chars
+        self.units: list[Unit] = []
+        self._buf: list[str] = []
+        self._link = 0
+
+    def run(self, root: LexborNode) -> list[Unit]:
+        ctx = ("paragraph", root.tag or "body", (root.mem_id,), None, _is_template(root))
+        self._walk(root, ctx, list_depth=0, in_link=False)
+        self._flush(ctx)
+        return self.units
+
+    def _flush(self, ctx: tuple) -> None:
+        if not self._buf:
+            return
+        text = clean_text("".join(self._buf))
+        link = self._link
+        self._buf, self._link = [], 0
+        if not text:
+            return
+        kind, tag, path, level, template = ctx
+        unit = Unit(kind=kind, text=text, tag=tag, path=path, level=level, template=template, link_chars=link)
+        if tag == "blockquote":
+            unit.meta["tag"] = "blockquote"
+        self.units.append(unit)
+
+    def _walk(self, node: LexborNode, ctx: tuple, list_depth: int, in_link: bool) -> None:
+        # explicit stack of (children, context, list depth, in link, what to do when done):
+        # pages nest thousands of elements deep, beyond Python's recursion limit
+        stack: list[tuple] = [(node.iter(include_text=True), ctx, list_depth, in_link, None)]
+        while stack:
+            it, ctx, list_depth, in_link, done = stack[-1]
+            child = next(it, None)
+            if child is None:
+                stack.pop()
+                if done == " ":
+                    self._buf.append(" ")
+                elif done is not None:
+                    self._flush(done)
+                continue
+            tag = child.tag
+            if tag == "-text":
+                t = child.text_content or ""
+                self._buf.append(t)
+                if in_link:
+                    self._link += len(t.strip())
+                continue
+            if tag is None or tag.startswith("-") or tag in SKIP_TAGS:
+                continue
+            if tag in SPACED_TAGS:
+                self._buf.append(" ")
+            if tag in BREAK_TAGS:
+                if tag == "br":
+                    self._buf.append("\n")
+                else:
+                    self._flush(ctx)
+                continue
+            forced = child.mem_id in self.boundaries
+            if tag == "pre":
+                self._flush(ctx)
+                self._pre(child, ctx)
+                continue
+            if tag == "table":
+                self._flush(ctx)
+                if self._table(child, ctx, list_depth):
+                    continue
+            kind = LEAF_KINDS.get(tag)
+            link = in_link or tag == "a"
+            if kind is None and tag not in CONTAINER_TAGS and not forced:  # inline element
+                stack.append((child.iter(include_text=True), ctx, list_depth, link, " " if tag in SPACED_TAGS else None))
+                continue
+            self._flush(ctx)
+            template = ctx[4] or _is_template(child) or _is_hidden(child)
+            path = ctx[2] + (child.mem_id,)
+            depth = list_depth + 1 if tag in ("ul", "ol", "menu") else list_depth
+            if kind is None:  # container (or a rule boundary): loose text stays a paragraph
+                new_ctx = ("paragraph", tag, path, None, template)
+                if tag == "blockquote" or ctx[1] == "blockquote":
+                    new_ctx = ("paragraph", "blockquote", path, None, template)
+                if tag in ("td", "th", "tr", "tbody", "thead", "tfoot", "table") and ctx[0] != "paragraph":
+                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template)
+                if forced and ctx[0] != "paragraph" and tag not in CONTAINER_TAGS:
+                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template)  # a dropped span inside a <p>
+            else:
+                level = int(tag[1]) if kind == "heading" else (max(depth, 1) if kind == "list_item" else None)
+                new_ctx = (kind, tag, path, level, template)
+            stack.append((child.iter(include_text=True), new_ctx, depth, link, new_ctx))
+
+    def _pre(self, node: LexborNode, ctx: tuple) -> None:
+        text = node.text(deep=True, separator="", strip=False)
+        text = text.replace("\r\n", "\n").strip("\n")
+        if text.strip():
+            template = ctx[4] or _is_template(node) or _is_hidden(node)
+            self.units.append(Unit("code", text.rstrip(), "pre", ctx[2] + (node.mem_id,), template=template))
+
+    def _table(self, node: LexborNode, ctx: tuple, list_depth: int) -> bool:
+        """Emit a data table as one unit (plus its caption); False for layout tables."""
+        rows = table_rows(node)
+        if is_layout_table(node, rows, self.layout_cell_chars):
+            return False
+        template = ctx[4] or _is_template(node) or _is_hidden(node)
+        path = ctx[2] + (node.mem_id,)
+        caption = node.css_first("caption")
+        if caption is not None:
+            text, _ = inline_text(caption)
+            if text:
+                self.units.append(Unit("caption", text, "caption", path, template=template))
+        link = sum(inline_text(a)[1] for a in node.css("a")) if node.css_first("a") is not None else 0
+        self.units.append(
+            Unit("table", markdown_table(rows), "table", path, template=template, rows=rows, link_chars=link)
+        )
+        return True
+
+
+def segment(tree: LexborHTMLParser, boundaries: frozenset[int] = frozenset(), layout_cell_chars: int = 300) -> list[Unit]:
+    """All visible text of the page as units in document order."""
+    root = tree.body or tree.root
+    if root is None:
+        return []
+    return Segmenter(boundaries, layout_cell_chars).run(root)

@@ -1,0 +1,106 @@
+"""Article bodies published by the page itself in JSON-LD (schema.org), read tolerantly."""
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser
+
+ARTICLE_TYPES = frozenset(
+    {"article", "newsarticle", "blogposting", "report", "scholarlyarticle", "techarticle", "reportagenewsarticle",
+     "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle", "backgroundnewsarticle", "socialmediaposting",
+     "liveblogposting", "medicalscholarlyarticle", "advertisertcontentarticle", "satiricalarticle", "posting",
+     "discussionforumposting", "apireference"}
+)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _loads(raw: str) -> Any:
+    """json.loads that survives the usual publisher mistakes; None when nothing parses."""
+    raw = raw.strip().removeprefix("<!--").removesuffix("-->").strip()
+    raw = raw.removeprefix("//<![CDATA[").removesuffix("//]]>").strip()
+    for candidate in (raw, _TRAILING_COMMA.sub(r"\1", _CONTROL.sub(" ", raw))):
+        try:
+            return json.loads(candidate, strict=False)
+        except ValueError:
+            pass
+    # several objects concatenated, or garbage after the first object
+    decoder = json.JSONDecoder(strict=False)
+    found, pos, text = [], 0, _TRAILING_COMMA.sub(r"\1", _CONTROL.sub(" ", raw))
+    while pos < len(text):
+        start = min((i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0), default=-1)
+        if start < 0:
+            break
+        try:
+            obj, end = decoder.raw_decode(text, start)
+        except ValueError:
+            pos = start + 1
+            continue
+        found.append(obj)
+        pos = end
+    if found:
+        return found
+    # last resort: the articleBody string on its own, from JSON too broken to parse as a whole
+    m = re.search(r'"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"', raw, re.S)
+    if m:
+        try:
+            return {"@type": "Article", "articleBody": json.loads(f'"{m.group(1)}"', strict=False)}
+        except ValueError:
+            return None
+    return None
+
+
+def _walk(obj: Any, depth: int = 0) -> Iterator[dict]:
+    if depth > 12:
+        return
+    if isinstance(obj, list):
+        for item in obj:
+            yield from _walk(item, depth + 1)
+    elif isinstance(obj, dict):
+        yield obj
+        for value in obj.values():
+            if isinstance(value, (dict, list)):
+                yield from _walk(value, depth + 1)
+
+
+def _types(node: dict) -> set[str]:
+    t = node.get("@type", "")
+    values = t if isinstance(t, list) else [t]
+    return {str(v).rsplit("/", 1)[-1].lower() for v in values}
+
+
+def article_bodies(tree: LexborHTMLParser) -> list[tuple[str, str]]:
+    """(type, articleBody) of every article-like JSON-LD node with a non-empty body, longest first."""
+    out: list[tuple[str, str]] = []
+    for script in tree.css("script"):
+        if (script.attributes.get("type") or "").strip().lower() != "application/ld+json":
+            continue
+        data = _loads(script.text(deep=True, strip=False) or "")
+        for node in _walk(data):
+            body = node.get("articleBody") if _types(node) & ARTICLE_TYPES else None
+            if isinstance(body, list):
+                body = "\n\n".join(str(b) for b in body if isinstance(b, str))
+            if isinstance(body, str) and body.strip():
+                out.append((sorted(_types(node) & ARTICLE_TYPES)[0], body))
+    out.sort(key=lambda tb: -len(tb[1]))
+    return out
+
+
+_MARKUP = re.compile(r"</?(p|br|div|h[1-6]|li|ul|ol|span|a|img|em|strong|b|i|iframe|blockquote|figure|table)\b[^>]*>", re.I)
+
+
+def body_paragraphs(body: str) -> tuple[list[str], bool]:
+    """Paragraph texts of an articleBody and whether it was HTML (then parsed as markup)."""
+    text = body if _MARKUP.search(body) else html_lib.unescape(body)
+    if _MARKUP.search(text):
+        from docclean_assets.extract.html_dom import segment
+
+        units = segment(LexborHTMLParser(f"<html><body>{text}</body></html>"))
+        # bodies escaped twice (&amp;quot;) keep entities after parsing
+        return [html_lib.unescape(u.plain) for u in units if u.plain.strip()], True
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [re.sub(r"\s+", " ", p).strip() for p in text.split("\n") if p.strip()], False

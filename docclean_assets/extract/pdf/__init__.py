@@ -1,0 +1,129 @@
+"""PDF backend: bytes to typed blocks in reading order, via pure stages chained by `extract_pdf`.
+
+Stages (each a pure function; every intermediate is kept in `Extraction.trace`, keyed by stage and
+1-based page): chars -> split (rotated lines, light watermark text) -> words -> lines -> blocks ->
+gutters -> reading order -> kinds (title, headings, captions) -> footnotes -> Block records.
+"""
+from __future__ import annotations
+
+from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
+from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.chars import Char, PageInfo, modal_size, open_pdf, pdf_to_pages
+from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
+from docclean_assets.extract.pdf.footnotes import page_footnotes
+from docclean_assets.extract.pdf.kinds import blocks_to_kinds
+from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
+from docclean_assets.extract.pdf.order import blocks_to_reading_order
+from docclean_assets.extract.pdf.watermark import RotatedLine, split_chars
+from docclean_assets.extract.settings import PdfSettings, Settings
+
+__all__ = ["extract_pdf"]
+
+
+def _rotated_block(r: RotatedLine, page: int) -> PBlock:
+    line = Line(r.text, r.x0, r.top, r.x1, r.bottom, r.size, len(r.text), 0, ())
+    blk = PBlock([line], page)
+    if r.diagonal:
+        blk.drop_reason = "watermark"
+    else:
+        blk.kind = "margin_note"
+    blk.extra.append(("rotation_deg", f"{r.angle:.0f}"))
+    return blk
+
+
+def _page_blocks(
+    info: PageInfo, chars: list[Char], body: float, s: PdfSettings, trace: dict[str, dict[int, object]]
+) -> tuple[list[PBlock], list[Gutter]]:
+    """Blocks of one page before ordering (body, watermark, rotated margin notes) and its gutters.
+
+    Gutters are found on the first blocks; lines merged across a narrow gutter are then split there
+    and the blocks rebuilt.
+    """
+    parts = split_chars(chars, body, s)
+    words = chars_to_words(parts.normal, s)
+    lines = words_to_lines(words, s)
+    blocks = lines_to_blocks(lines, info.number, s)
+    gutters = blocks_to_gutters(blocks, s)
+    if gutters:
+        lines_at_gutters = split_lines_at_gutters(lines, gutters, s)
+        if len(lines_at_gutters) != len(lines):
+            lines = lines_at_gutters
+            blocks = lines_to_blocks(lines, info.number, s)
+            gutters = blocks_to_gutters(blocks, s)
+    for blk in lines_to_blocks(words_to_lines(chars_to_words(parts.light, s), s), info.number, s):
+        blk.drop_reason = "watermark"
+        blocks.append(blk)
+    blocks.extend(_rotated_block(r, info.number) for r in parts.rotated)
+    n = info.number
+    trace["split"][n] = parts
+    trace["gutters"][n] = gutters
+    trace["words"][n] = words
+    trace["lines"][n] = lines
+    trace["blocks"][n] = list(blocks)
+    return blocks, gutters
+
+
+def _to_block(b: PBlock, info: PageInfo) -> Block:
+    x0, x1 = max(0.0, min(b.x0, info.width)), max(0.0, min(b.x1, info.width))
+    y0, y1 = max(0.0, min(b.top, info.height)), max(0.0, min(b.bottom, info.height))
+    meta = [
+        ("page_height", f"{info.height:.1f}"),
+        ("page_width", f"{info.width:.1f}"),
+        ("font_size", f"{b.size:.1f}"),
+        ("column", str(b.column)),
+        *b.extra,
+    ]
+    return Block(
+        kind=b.kind,
+        text=b.text,
+        page=info.number,
+        bbox=BBox(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)),
+        drop_reason=b.drop_reason,
+        level=b.level,
+        meta=tuple(meta),
+    )
+
+
+def extract_pdf(data: bytes, settings: Settings) -> Extraction:
+    """Blocks of a PDF in reading order; raises ExtractionError for unreadable files."""
+    from docclean_assets.extract.api import ExtractionError
+
+    s = settings.pdf
+    report = DocReport(format="pdf")
+    trace: dict[str, dict[int, object]] = {
+        k: {} for k in ("chars", "split", "words", "lines", "blocks", "gutters", "order")
+    }
+    pdf = open_pdf(data)
+    try:
+        pages = list(pdf_to_pages(pdf, report.flags))
+    except ExtractionError:
+        raise
+    except Exception as exc:  # the page tree itself broke while iterating
+        raise ExtractionError(f"corrupt or unreadable PDF: {type(exc).__name__}: {exc}") from exc
+    finally:
+        pdf.close()
+    if not pages:
+        raise ExtractionError("PDF has no pages")
+    report.pages = len(pages)
+    report.raw_chars = sum(raw for _i, _c, raw in pages)
+    if report.raw_chars == 0:
+        report.flag("no_text_layer")
+        return Extraction([], report, {k: v for k, v in trace.items()})
+    body = modal_size([c for _i, chars, _r in pages for c in chars])
+    trace["body_size"] = {0: body}
+    per_page: list[tuple[PageInfo, list[PBlock]]] = []
+    page_gutters: list[list[Gutter]] = []
+    for info, chars, _raw in pages:
+        trace["chars"][info.number] = chars
+        blocks, gutters = _page_blocks(info, chars, body, s, trace)
+        per_page.append((info, blocks))
+        page_gutters.append(gutters)
+    blocks_to_kinds(per_page, body, s)
+    out: list[Block] = []
+    for (info, blocks), gutters in zip(per_page, page_gutters, strict=True):
+        ordered, ncols = blocks_to_reading_order(blocks, gutters)
+        trace["order"][info.number] = ordered
+        report.columns = max(report.columns, ncols)
+        report.footnotes += page_footnotes(ordered, info, body, s)
+        out.extend(_to_block(b, info) for b in ordered)
+    return Extraction(renumber(out), report, trace)

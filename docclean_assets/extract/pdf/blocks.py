@@ -1,0 +1,139 @@
+"""Stage 3: lines to blocks (paragraphs) from spacing, size changes and indentation, never newlines."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
+from docclean_assets.extract.pdf.lines import Line
+from docclean_assets.extract.settings import PdfSettings
+
+
+@dataclass(slots=True)
+class PBlock:
+    """A block under construction: its lines and the labels later stages give it."""
+
+    lines: list[Line]
+    page: int
+    kind: str = "paragraph"
+    drop_reason: str | None = None
+    level: int | None = None
+    column: int = 0  # set by the reading-order stage
+    extra: list[tuple[str, str]] = field(default_factory=list)
+    x0: float = 0.0
+    top: float = 0.0
+    x1: float = 0.0
+    bottom: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.x0 = min(ln.x0 for ln in self.lines)
+        self.top = min(ln.top for ln in self.lines)
+        self.x1 = max(ln.x1 for ln in self.lines)
+        self.bottom = max(ln.bottom for ln in self.lines)
+
+    def add(self, ln: Line) -> None:
+        """Append a line, growing the box."""
+        self.lines.append(ln)
+        self.x0, self.top = min(self.x0, ln.x0), min(self.top, ln.top)
+        self.x1, self.bottom = max(self.x1, ln.x1), max(self.bottom, ln.bottom)
+
+    @property
+    def size(self) -> float:
+        """Modal font size over the block's chars."""
+        sizes: Counter[float] = Counter()
+        for ln in self.lines:
+            sizes[ln.size] += ln.n
+        return sizes.most_common(1)[0][0]
+
+    @property
+    def n(self) -> int:
+        return sum(ln.n for ln in self.lines)
+
+    @property
+    def bold_fraction(self) -> float:
+        n = self.n
+        return sum(ln.bold for ln in self.lines) / n if n else 0.0
+
+    @property
+    def text(self) -> str:
+        return join_lines([ln.text for ln in self.lines])
+
+
+def join_lines(texts: list[str]) -> str:
+    """Lines joined by one space; a hyphen ending a line after a letter becomes the soft-hyphen
+    marker (the normalisation pass decides "distri-bution" vs "well-known" from the document)."""
+    out = ""
+    for t in texts:
+        t = t.strip()
+        if not t:
+            continue
+        if not out:
+            out = t
+        elif out.endswith("-") and out[-2:-1].isalpha() and t[:1].isalpha():
+            out = out[:-1] + LINE_BREAK_HYPHEN + t
+        elif out.endswith("-"):
+            out += t
+        else:
+            out += " " + t
+    return out
+
+
+def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
+    return min(a1, b1) - max(a0, b0)
+
+
+def _continues(blk: PBlock, ln: Line, settings: PdfSettings) -> bool:
+    """Whether `ln` continues `blk` as the next line of the same paragraph."""
+    last = blk.lines[-1]
+    size = max(ln.size, last.size)
+    gap = ln.top - last.bottom
+    if gap > settings.paragraph_gap_em * size:  # overlap is fine: tall math boxes overlap lines
+        return False
+    big, small = max(ln.size, last.size), min(ln.size, last.size)
+    if small <= 0 or big / small > settings.size_change_ratio:
+        return False
+    bx0, bx1 = blk.x0, blk.x1
+    width = min(bx1 - bx0, ln.x1 - ln.x0)
+    if _overlap(bx0, bx1, ln.x0, ln.x1) < 0.5 * max(width, 1.0):
+        return False
+    # The line must not begin left of the block by much (a hanging outdent starts a new item) ...
+    if ln.x0 < bx0 - 2.0 * size and len(blk.lines) > 1:
+        return False
+    # ... and a first-line indent after a full previous line opens a new paragraph.
+    indent = ln.x0 - bx0
+    prev_full = bx1 - last.x1 < 1.5 * size
+    if len(blk.lines) > 1 and prev_full and indent > settings.indent_min_em * size and ln.x0 < bx1 - 4 * size:
+        prev_starts_left = last.x0 - bx0 < 0.5 * size
+        if prev_starts_left:
+            return False
+    # A standalone bold line (heading) above regular text, or the reverse, splits the block.
+    last_bold = last.bold >= 0.8 * last.n
+    this_bold = ln.bold >= 0.8 * ln.n
+    if last_bold != this_bold and len(blk.lines) == 1 and last_bold and last.x1 - last.x0 < 0.7 * (ln.x1 - ln.x0):
+        return False
+    return True
+
+
+def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list[PBlock]:
+    """Group lines (sorted by top) into paragraph blocks.
+
+    Each line continues the most recent open block it overlaps horizontally when the vertical gap is
+    at most `paragraph_gap_em` x font size, the size does not jump, and no first-line indent or
+    heading boundary intervenes; otherwise it opens a new block. Blocks in different columns never
+    share lines because their lines do not overlap horizontally.
+    """
+    blocks: list[PBlock] = []
+    open_: list[PBlock] = []
+    for ln in lines:
+        # Close blocks left far behind (bounded search keeps this linear in practice).
+        open_ = [b for b in open_ if ln.top - b.lines[-1].bottom <= 3 * max(ln.size, b.lines[-1].size)]
+        # Only the nearest block above that overlaps the line horizontally may take it.
+        near = [b for b in open_ if _overlap(b.x0, b.x1, ln.x0, ln.x1) > 0 and b.lines[-1].top < ln.top]
+        target = max(near, key=lambda b: b.lines[-1].bottom) if near else None
+        if target is not None and _continues(target, ln, settings):
+            target.add(ln)
+        else:
+            blk = PBlock([ln], page)
+            blocks.append(blk)
+            open_.append(blk)
+    return blocks

@@ -1,0 +1,200 @@
+"""Stage 2: chars to words to lines, by geometry (vertical overlap relative to font size, x gaps)."""
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from typing import NamedTuple
+
+from docclean_assets.extract.pdf.chars import Char, is_bold_font, size_key
+from docclean_assets.extract.settings import PdfSettings
+
+
+class Word(NamedTuple):
+    """Chars of one row with no gap wider than `word_gap_em` between them."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float  # modal rounded font size of its chars
+    n: int  # number of chars
+    bold: int  # number of chars set in a bold font
+    row: int  # index of the row (shared vertical band) the word was found in
+    first_size: float  # font size of the first char (superscript footnote markers are smaller)
+
+
+class Line(NamedTuple):
+    """Words of one row with no gap wider than `line_split_gap_em` between them."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float  # modal font size over the line's chars
+    n: int
+    bold: int
+    words: tuple[Word, ...]
+
+
+def _rows(chars: list[Char], ratio: float) -> list[list[Char]]:
+    """Cluster chars into rows: a char joins the current row when its baseline lies within `ratio` x
+    the row's largest font size of the row's (size-weighted) mean baseline.
+
+    Baselines (glyph origins) are used rather than box centres: math and symbol fonts have boxes far
+    taller than their glyphs, which would put an inline symbol on a row of its own.
+    """
+    order = sorted(chars, key=lambda c: -c.oy)
+    rows: list[list[Char]] = []
+    cur: list[Char] = []
+    wsum = msum = 0.0
+    big = 0.0
+    for c in order:
+        mid = -c.oy
+        if cur and abs(mid - msum / wsum) > ratio * max(big, c.size):
+            rows.append(cur)
+            cur, wsum, msum, big = [], 0.0, 0.0, 0.0
+        cur.append(c)
+        wsum += c.size
+        msum += mid * c.size
+        big = max(big, c.size)
+    if cur:
+        rows.append(cur)
+    return rows
+
+
+def _word(chars: list[Char], row: int) -> Word:
+    sizes = Counter(size_key(c.size) for c in chars)
+    return Word(
+        "".join(c.text for c in chars),
+        min(c.x0 for c in chars),
+        min(c.top for c in chars),
+        max(c.x1 for c in chars),
+        max(c.bottom for c in chars),
+        sizes.most_common(1)[0][0],
+        len(chars),
+        sum(1 for c in chars if is_bold_font(c.fontname)),
+        row,
+        chars[0].size,
+    )
+
+
+def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
+    """Words in row order (top to bottom), left to right within a row.
+
+    Overprinted duplicates (fake bold: the same glyph again within `duplicate_char_em`) are dropped.
+    """
+    words: list[Word] = []
+    split_em = settings.word_gap_em
+    for r, row in enumerate(_rows(chars, settings.line_overlap_ratio)):
+        row.sort(key=lambda c: (c.x0, c.seq))
+        cur: list[Char] = []
+        for c in row:
+            if c.text.isspace():
+                if cur:
+                    words.append(_word(cur, r))
+                    cur = []
+                continue
+            if cur:
+                p = cur[-1]
+                tol = settings.duplicate_char_em * c.size
+                if c.text == p.text and abs(c.x0 - p.x0) < tol and abs(c.top - p.top) < tol:
+                    continue
+                if c.x0 - p.x1 > split_em * min(c.size, p.size):
+                    words.append(_word(cur, r))
+                    cur = []
+            cur.append(c)
+        if cur:
+            words.append(_word(cur, r))
+    return words
+
+
+def make_line(words: list[Word]) -> Line:
+    sizes: Counter[float] = Counter()
+    for w in words:
+        sizes[w.size] += w.n
+    return Line(
+        " ".join(w.text for w in words),
+        min(w.x0 for w in words),
+        min(w.top for w in words),
+        max(w.x1 for w in words),
+        max(w.bottom for w in words),
+        sizes.most_common(1)[0][0],
+        sum(w.n for w in words),
+        sum(w.bold for w in words),
+        tuple(words),
+    )
+
+
+def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
+    """Lines sorted by top: each row's words split where the gap exceeds `line_split_gap_em`."""
+    lines: list[Line] = []
+    i = 0
+    while i < len(words):
+        j = i
+        while j < len(words) and words[j].row == words[i].row:
+            j += 1
+        row = sorted(words[i:j], key=lambda w: w.x0)
+        cur: list[Word] = [row[0]]
+        for w in row[1:]:
+            p = cur[-1]
+            if w.x0 - p.x1 > settings.line_split_gap_em * max(w.size, p.size):
+                lines.append(make_line(cur))
+                cur = []
+            cur.append(w)
+        lines.append(make_line(cur))
+        i = j
+    lines.sort(key=lambda ln: (ln.top, ln.x0))
+    return _attach_raised(lines, settings.word_gap_em)
+
+
+def _join_words(a: Word, b: Word) -> Word:
+    return Word(
+        a.text + b.text, min(a.x0, b.x0), min(a.top, b.top), max(a.x1, b.x1), max(a.bottom, b.bottom),
+        a.size if a.n >= b.n else b.size, a.n + b.n, a.bold + b.bold, a.row, a.first_size,
+    )
+
+
+def _attach_raised(lines: list[Line], split_em: float) -> list[Line]:
+    """Fold short lines of smaller type (superscripts, subscripts, raised footnote markers) into the
+    line of larger type whose band they overlap and whose horizontal extent holds them."""
+    tops = [ln.top for ln in lines]
+    absorbed: dict[int, list[Word]] = {}
+    gone: set[int] = set()
+    for i, ln in enumerate(lines):
+        if ln.n > 6:
+            continue
+        h = max(ln.bottom - ln.top, 0.1)
+        lo = bisect_left(tops, ln.top - 2 * ln.size / 0.85)
+        best, best_ov = None, 0.0
+        for j in range(lo, len(lines)):
+            cand = lines[j]
+            if cand.top > ln.bottom:
+                break
+            if j == i or j in gone or ln.size > 0.85 * cand.size or cand.n <= ln.n:
+                continue
+            ov = min(ln.bottom, cand.bottom) - max(ln.top, cand.top)
+            hgap = max(cand.x0 - ln.x1, ln.x0 - cand.x1, 0.0)
+            if ov >= 0.3 * h and hgap <= 0.5 * cand.size and ov > best_ov:
+                best, best_ov = j, ov
+        if best is not None and best not in absorbed.get(i, ()):  # no chains
+            absorbed.setdefault(best, []).extend(ln.words)
+            gone.add(i)
+    if not gone:
+        return lines
+    out: list[Line] = []
+    for i, ln in enumerate(lines):
+        if i in gone:
+            continue
+        if i not in absorbed:
+            out.append(ln)
+            continue
+        merged: list[Word] = []
+        for w in sorted([*ln.words, *absorbed[i]], key=lambda w: w.x0):
+            if merged and w.x0 - merged[-1].x1 <= split_em * max(w.size, merged[-1].size):
+                merged[-1] = _join_words(merged[-1], w)
+            else:
+                merged.append(w)
+        out.append(make_line(merged))
+    return out

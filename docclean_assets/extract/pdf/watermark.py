@@ -1,0 +1,120 @@
+"""Stage 1b: set aside rotated lines (diagonal watermarks, vertical stamps) and large light-grey text.
+
+A run of rotated chars is a rotated *line* only when the chars' origins also progress along the
+rotated direction; chars that are individually rotated or skewed but sit on a horizontal baseline
+(pseudo-italic, wobbly display type) stay in the normal stream and in their words.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from typing import NamedTuple
+
+from docclean_assets.extract.pdf.chars import Char
+from docclean_assets.extract.settings import PdfSettings
+
+
+class RotatedLine(NamedTuple):
+    """Chars drawn along a non-horizontal baseline."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    angle: float  # baseline angle, degrees counter-clockwise
+    diagonal: bool  # True: not near a multiple of 90 degrees (a watermark)
+    size: float
+
+
+class CharSplit(NamedTuple):
+    """The page's chars divided by role."""
+
+    normal: list[Char]
+    rotated: list[RotatedLine]
+    light: list[Char]  # large light-grey chars (watermark text behind the content)
+
+
+def _off_horizontal(angle: float) -> float:
+    """Degrees between `angle` and the nearest horizontal direction (0 or 180)."""
+    a = abs(angle) % 180
+    return min(a, 180 - a)
+
+
+def _off_axis(angle: float) -> float:
+    """Degrees between `angle` and the nearest multiple of 90."""
+    a = abs(angle) % 90
+    return min(a, 90 - a)
+
+
+def _rotated_line(run: list[Char], angle: float, settings: PdfSettings) -> RotatedLine:
+    ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    run = sorted(run, key=lambda c: c.ox * ux + c.oy * uy)
+    parts: list[str] = []
+    prev: Char | None = None
+    space = False
+    for c in run:
+        if c.text.isspace():
+            space = True
+            continue
+        if prev is not None:
+            gap = (c.ox - prev.ox) * ux + (c.oy - prev.oy) * uy - prev.adv
+            if space or gap > settings.word_gap_em * c.size:
+                parts.append(" ")
+        parts.append(c.text)
+        prev, space = c, False
+    glyphs = [c for c in run if not c.text.isspace()] or run
+    run = glyphs
+    return RotatedLine(
+        "".join(parts),
+        min(c.x0 for c in run),
+        min(c.top for c in run),
+        max(c.x1 for c in run),
+        max(c.bottom for c in run),
+        angle,
+        _off_axis(angle) > settings.rotated_min_angle_deg,
+        statistics.median(c.size for c in run),
+    )
+
+
+def split_chars(chars: list[Char], body_size: float, settings: PdfSettings) -> CharSplit:
+    """Divide chars into the normal stream, rotated lines, and large light-grey watermark chars."""
+    normal: list[Char] = []
+    rotated: list[RotatedLine] = []
+    light: list[Char] = []
+    run: list[Char] = []
+
+    def close_run() -> None:
+        if not run:
+            return
+        first, last = run[0], run[-1]
+        dx, dy = last.ox - first.ox, last.oy - first.oy
+        baseline = math.degrees(math.atan2(dy, dx)) if (dx or dy) else 0.0
+        along = math.hypot(dx, dy) > 0.5 * first.size
+        if (
+            len(run) >= settings.rotated_min_chars
+            and along
+            and _off_horizontal(baseline) > settings.rotated_min_angle_deg
+        ):
+            rotated.append(_rotated_line(run, baseline, settings))
+        else:
+            normal.extend(run)
+        run.clear()
+
+    min_light_size = settings.watermark_min_size_ratio * body_size
+    for c in chars:
+        if _off_horizontal(c.angle) > settings.rotated_min_angle_deg:
+            if run and abs(c.angle - run[-1].angle) > 3.0:
+                close_run()
+            run.append(c)
+            continue
+        close_run()
+        if (
+            c.size >= min_light_size
+            and settings.watermark_min_lightness <= c.lightness <= settings.watermark_max_lightness
+        ):
+            light.append(c)
+        else:
+            normal.append(c)
+    close_run()
+    return CharSplit(normal, rotated, light)

@@ -1,0 +1,292 @@
+"""HTML backend: JSON-LD bodies, per-source rules, trafilatura alignment, tables, shells, decoding."""
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from docclean_assets.extract.api import ExtractionError, HtmlRules, extract_document
+from docclean_assets.extract.html import decode_html, extract_html
+from docclean_assets.extract.model import count_chars
+from docclean_assets.extract.settings import HtmlSettings, Settings
+
+S = Settings()
+
+PARAS = [
+    "The river authority published its annual report on Tuesday, showing that water levels in the northern "
+    "basin fell for the third consecutive year despite heavier winter rainfall than in previous seasons.",
+    "Engineers attribute the decline to increased abstraction by farms upstream, which has doubled since the "
+    "new irrigation scheme opened, and to the slow recovery of the aquifer beneath the old quarry district.",
+    "Local councils have asked the authority to publish monthly figures so that residents can follow the "
+    "trend, and the authority said it would consider the request at its next board meeting in the spring.",
+    "Environmental groups welcomed the report but warned that the targets it sets for the coming decade are "
+    "too modest to restore the wetlands that once supported large colonies of wading birds along the estuary.",
+]
+
+
+def body(ex):
+    return [b for b in ex.blocks if b.in_body]
+
+
+def body_text(ex):
+    return "\n".join(b.text for b in body(ex))
+
+
+def dropped(ex, reason):
+    return [b for b in ex.blocks if b.drop_reason == reason]
+
+
+def article_page(extra_head: str = "", article_extra: str = "") -> str:
+    paras = "".join(f"<p>{p}</p>" for p in PARAS)
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Water levels fall again | Daily</title>
+    {extra_head}</head><body>
+    <div id="cookie-banner" class="cookie-consent"><p>We use cookies to improve your experience on our site.
+      By continuing you accept our cookie policy.</p><button>Accept all cookies</button></div>
+    <header><nav class="main-nav"><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li>
+      <li><a href="/sport">Sport</a></li><li><a href="/weather">Weather</a></li></ul></nav></header>
+    <ol class="breadcrumb"><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li>Environment</li></ol>
+    <main><article class="story"><h1>Water levels fall again</h1>{paras}{article_extra}
+      <div class="feedback"><p>Was this page helpful?</p><button>Yes</button><button>No</button></div>
+    </article></main>
+    <footer><p>Copyright 2024 Daily News Ltd. All rights reserved.</p>
+      <ul><li><a href="/privacy">Privacy policy</a></li><li><a href="/terms">Terms of use</a></li></ul></footer>
+    </body></html>"""
+
+
+# ---------------------------------------------------------------- JSON-LD
+def _jsonld_page(article_body: str, graph: bool = True) -> bytes:
+    node = {"@type": "NewsArticle", "headline": "Water levels fall again", "articleBody": article_body}
+    data = {"@context": "https://schema.org", "@graph": [{"@type": "WebSite", "name": "Daily"}, node]} if graph else node
+    # a trailing comma makes it invalid JSON, as publishers often ship it
+    script = f'<script type="application/ld+json">{json.dumps(data)[:-1]},}}</script>'
+    return article_page(extra_head=script).encode()
+
+
+def test_jsonld_body_in_graph_is_chosen():
+    ex = extract_html(_jsonld_page("\n\n".join(PARAS)), S)
+    assert ex.trace["method"] == "jsonld"
+    paras = [b for b in body(ex) if b.kind == "paragraph"]
+    assert [b.text for b in paras] == PARAS
+    assert all(b.get_meta("method") == "jsonld" for b in body(ex))
+    assert "cookies" not in body_text(ex) and "Privacy policy" not in body_text(ex)
+
+
+def test_jsonld_top_level_array_and_text_only_in_jsonld():
+    # the JSON-LD body has a paragraph the DOM lacks (paywall): it still lands in the body, in order
+    node = [{"@type": "BreadcrumbList"}, {"@type": ["Article"], "articleBody": "\n".join(PARAS + ["Subscribers read on: "
+            "the authority will also commission an independent review of abstraction licences next year."])}]
+    page = article_page(extra_head=f'<script type="application/ld+json">{json.dumps(node)}</script>').encode()
+    ex = extract_html(page, S)
+    assert ex.trace["method"] == "jsonld"
+    texts = [b.text for b in body(ex) if b.kind == "paragraph"]
+    assert texts[:4] == PARAS and "independent review" in texts[4]
+
+
+def test_jsonld_teaser_rejected():
+    ex = extract_html(_jsonld_page(PARAS[0][:80] + "..."), S)
+    assert ex.trace["method"] == "trafilatura"
+    assert "jsonld_teaser" in ex.report.flags
+    assert [b.text for b in body(ex) if b.kind == "paragraph"] == PARAS
+
+
+def test_jsonld_not_on_page_rejected():
+    foreign = " ".join(["An entirely different story about a football match that ended in a draw."] * 12)
+    ex = extract_html(_jsonld_page(foreign), S)
+    assert ex.trace["method"] == "trafilatura"
+    assert "jsonld_not_visible" in ex.report.flags
+    assert "football" not in body_text(ex)
+
+
+# ---------------------------------------------------------------- rules
+def test_keep_selector_picks_container_and_drop_removes_child():
+    page = article_page(article_extra='<aside class="promo"><p>Subscribe now for only one euro a month and '
+                        'get unlimited access.</p></aside>').encode()
+    ex = extract_html(page, S, rules=HtmlRules(keep="article.story", drop=(".promo", ".feedback")))
+    assert ex.trace["method"] == "rules"
+    texts = [b.text for b in body(ex)]
+    assert texts == ["Water levels fall again"] + PARAS
+    sel = dropped(ex, "selector_drop")
+    assert any("Subscribe now for only one euro" in b.text for b in sel)
+    assert any(b.text == "Was this page helpful?" for b in sel)
+    # outside the container: kept as boilerplate, not deleted
+    assert any("Privacy policy" in b.text for b in dropped(ex, "boilerplate"))
+    assert all(b.get_meta("method") == "rules" for b in body(ex))
+
+
+def test_keep_selector_miss_is_loud():
+    ex = extract_html(article_page().encode(), S, rules=HtmlRules(keep="div.no-such-container"))
+    assert body(ex) == []
+    assert "selector_miss" in ex.report.flags
+    assert any(PARAS[0] == b.text for b in ex.blocks)  # the text is still there, dropped
+
+
+def test_drop_only_rules_feed_the_extractor():
+    page = article_page(article_extra=f"<p class='disclaimer'>{PARAS[0].upper()} DISCLAIMER TEXT.</p>").encode()
+    ex = extract_html(page, S, rules=HtmlRules(drop=(".disclaimer",)))
+    assert "DISCLAIMER" not in body_text(ex)
+    assert any("DISCLAIMER" in b.text for b in dropped(ex, "selector_drop"))
+    assert [b.text for b in body(ex) if b.kind == "paragraph"] == PARAS
+
+
+# ---------------------------------------------------------------- trafilatura alignment
+def test_template_parts_are_dropped_blocks_and_body_is_article():
+    ex = extract_html(article_page().encode(), S, url="https://example.org/news/water")
+    assert ex.trace["method"] == "trafilatura"
+    assert [b.text for b in body(ex) if b.kind == "paragraph"] == PARAS
+    assert [b.kind for b in body(ex)] == ["title"] + ["paragraph"] * len(PARAS)
+    boiler = " | ".join(b.text for b in dropped(ex, "boilerplate"))
+    for template_text in ("We use cookies", "Sport", "Environment", "Was this page helpful?", "Copyright 2024",
+                          "Privacy policy"):
+        assert template_text in boiler, template_text
+    seqs = [b.seq for b in ex.blocks]
+    assert seqs == list(range(len(ex.blocks)))
+    # document order: cookie banner first, footer last
+    assert "cookies" in ex.blocks[0].text and "Terms of use" in ex.blocks[-1].text
+    assert ex.report.format == "html"
+    assert all(b.page is None and b.bbox is None for b in ex.blocks)
+
+
+def test_raw_chars_counts_visible_text_only():
+    page = article_page(extra_head="<style>body{color:red}</style><script>var x='SCRIPTTEXT';</script>")
+    ex = extract_html(page.encode(), S)
+    visible = sum(count_chars(b.text) for b in ex.blocks)
+    assert visible * 0.9 <= ex.report.raw_chars <= visible * 1.1
+    assert all("SCRIPTTEXT" not in b.text and "color:red" not in b.text for b in ex.blocks)
+
+
+def test_headings_lists_and_code_are_typed():
+    extra = ("<h2>What happens next</h2><ul><li>The board meets in March to review the monthly figures.</li>"
+             "<li>A public consultation opens in April for residents of the basin.</li></ul>"
+             "<pre>level_m = 12.4\nchange = -0.8</pre>")
+    ex = extract_html(article_page(article_extra=extra).encode(), S)
+    kinds = {b.text: (b.kind, b.level) for b in body(ex)}
+    assert kinds["What happens next"] == ("heading", 2)
+    assert kinds["The board meets in March to review the monthly figures."] == ("list_item", 1)
+    code = [b for b in body(ex) if b.kind == "code"]
+    assert code and code[0].text == "level_m = 12.4\nchange = -0.8"
+
+
+def test_reference_table_kept_as_markdown():
+    rows = "".join(f"<tr><td>{y}</td><td>{lvl}</td><td>{d}</td></tr>" for y, lvl, d in
+                   [(2021, "14.1", "-0.3"), (2022, "13.5", "-0.6"), (2023, "12.4", "-1.1")])
+    table = f"<table><thead><tr><th>Year</th><th>Level (m)</th><th>Change</th></tr></thead><tbody>{rows}</tbody></table>"
+    ex = extract_html(article_page(article_extra=table).encode(), S)
+    tables = [b for b in body(ex) if b.kind == "table"]
+    assert len(tables) == 1
+    lines = tables[0].text.splitlines()
+    assert lines[0] == "| Year | Level (m) | Change |"
+    assert lines[1] == "|---|---|---|"
+    assert "| 2023 | 12.4 | -1.1 |" in lines
+    order = [b.kind for b in body(ex)]
+    assert order.index("table") == len(order) - 1  # after the paragraphs, where it sits in the page
+
+
+def test_layout_table_is_not_a_data_table():
+    page = ("<html><body><table><tr><td><div><p>" + PARAS[0] + "</p><p>" + PARAS[1] + "</p></div></td>"
+            "<td><a href='/a'>Menu</a></td></tr></table></body></html>")
+    ex = extract_html(page.encode(), S)
+    assert not [b for b in ex.blocks if b.kind == "table"]
+    assert PARAS[0] in [b.text for b in ex.blocks]
+
+
+# ---------------------------------------------------------------- shells and decoding
+@pytest.mark.parametrize("shell_body", [
+    '<div id="root"></div><script src="/static/js/main.3f2a.js"></script>',
+    '<div id="__next"></div><script id="__NEXT_DATA__" type="application/json">{"props":{}}</script>',
+    "<noscript>You need to enable JavaScript to run this app.</noscript><div id='app'></div>",
+])
+def test_client_rendered_shell_flagged(shell_body):
+    page = f"<!doctype html><html><head><title>App</title></head><body>{shell_body}</body></html>"
+    ex = extract_html(page.encode(), S)
+    assert "client_rendered_shell" in ex.report.flags
+    assert ex.report.raw_chars < HtmlSettings().shell_max_chars
+
+
+def test_real_article_not_flagged_as_shell():
+    ex = extract_html(article_page(extra_head='<script src="/app.js"></script>').encode(), S)
+    assert "client_rendered_shell" not in ex.report.flags
+
+
+def test_meta_charset_windows_1252_decoded():
+    text = "Les élèves ont reçu « un prix » — 5 € chacun, à Noël, grâce à l’école."
+    page = (f'<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+            f"<title>Prix</title></head><body><article><p>{text} {PARAS[0]}</p><p>{PARAS[1]}</p>"
+            f"<p>{PARAS[2]}</p></article></body></html>").encode("cp1252")
+    ex = extract_html(page, S)
+    assert any(text in b.text for b in body(ex))
+    assert ex.trace["encoding"] == "cp1252"
+    assert "encoding_replaced" not in ex.report.flags
+
+
+def test_meta_charset_iso_8859_1_and_bom():
+    assert decode_html('<meta charset="iso-8859-1"><p>café</p>'.encode("latin-1"))[0].endswith("café</p>")
+    assert decode_html(b"\xef\xbb\xbf<p>na\xc3\xafve</p>")[:2] == ("<p>naïve</p>", "utf-8")
+    utf16 = "\ufeff<p>Grüße</p>".encode("utf-16-le")
+    assert decode_html(utf16)[0] == "<p>Grüße</p>"
+
+
+def test_undeclared_bad_bytes_fall_back_to_utf8_with_replacement():
+    text, enc, replaced = decode_html(b"<p>caf\xe9 ok</p>")
+    assert enc == "utf-8" and replaced and "caf\ufffd ok" in text
+
+
+def test_binary_input_raises():
+    with pytest.raises(ExtractionError):
+        extract_document(bytes(range(256)) * 64, "html")
+
+
+def test_title_meta_when_h1_is_not_the_title():
+    page = "<html><head><title>Report on water</title></head><body><article>" + "".join(
+        f"<p>{p}</p>" for p in PARAS) + "</article></body></html>"
+    ex = extract_html(page.encode(), S)
+    assert ex.trace["title"] == "Report on water"
+    assert not [b for b in ex.blocks if b.kind == "title"]
+
+
+def test_settings_validation():
+    with pytest.raises(ValueError):
+        HtmlSettings(match_min_coverage=1.5)
+    with pytest.raises(ValueError):
+        HtmlSettings(table_min_cols=0)
+
+
+# ---------------------------------------------------------------- corpus
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "html" / "scrapinghub_aeb"
+SAMPLE = 400  # the whole set (181 documents) runs in ~4 s; sample only if it grows
+
+
+def token_f1(pred: str, gold: str) -> float:
+    """Whitespace-token F1 from token counts, as the article-extraction-benchmark computes it."""
+    p, g = Counter(pred.split()), Counter(gold.split())
+    if not p and not g:
+        return 1.0
+    common = sum((p & g).values())
+    if not common:
+        return 0.0
+    precision, recall = common / sum(p.values()), common / sum(g.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+@pytest.mark.corpus
+def test_scrapinghub_token_f1():
+    gt_dir = CORPUS / "gt"
+    if not gt_dir.is_dir():
+        pytest.skip("corpus absent")
+    ids = sorted(p.stem for p in gt_dir.glob("*.json") if (CORPUS / f"{p.stem}.html").exists())
+    if not ids:
+        pytest.skip("corpus empty")
+    ids = random.Random(0).sample(ids, min(SAMPLE, len(ids)))
+    start = time.monotonic()
+    scores = []
+    for doc in ids:
+        gt = json.loads((gt_dir / f"{doc}.json").read_text(encoding="utf-8"))
+        ex = extract_html((CORPUS / f"{doc}.html").read_bytes(), S, url=gt.get("url"))
+        scores.append(token_f1(body_text(ex), gt["articleBody"]))
+    mean = sum(scores) / len(scores)
+    print(f"scrapinghub_aeb token F1 over {len(scores)} docs: {mean:.4f} ({time.monotonic() - start:.1f}s)")
+    assert mean >= 0.85
+    assert time.monotonic() - start < 90

@@ -1,0 +1,398 @@
+"""PDF backend: fixtures drawn with reportlab here, plus a sweep over the shared real-PDF corpus."""
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.utils import simpleSplit
+from reportlab.pdfgen import canvas
+
+from docclean_assets.extract.api import ExtractionError, extract_document
+from docclean_assets.extract.model import Block
+from docclean_assets.extract.normalize import normalize_blocks
+from docclean_assets.extract.pdf import extract_pdf
+from docclean_assets.extract.settings import Settings
+
+PAGE_W, PAGE_H = letter
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf"
+
+
+# ---------------------------------------------------------------- fixture drawing helpers
+
+
+def make_pdf(draw: Callable[[canvas.Canvas], None], **kwargs: object) -> bytes:
+    """Bytes of a PDF drawn by `draw` on letter pages."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=letter, **kwargs)
+    draw(c)
+    c.save()
+    return buf.getvalue()
+
+
+def words(tag: str, n: int) -> str:
+    """Deterministic prose: `tag` then n distinct filler words."""
+    filler = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+    return tag + " " + " ".join(f"{filler[i % len(filler)]}{i}" for i in range(n))
+
+
+def para(c: canvas.Canvas, text: str, x: float, top: float, width: float, size: float = 10,
+         font: str = "Helvetica", leading: float | None = None) -> float:
+    """Draw `text` wrapped to `width` with its first line's top at `top` (top-left origin, points);
+    return the top of the line after the paragraph."""
+    leading = leading or size * 1.2
+    for line in simpleSplit(text, font, size, width):
+        c.setFont(font, size)
+        c.drawString(x, PAGE_H - top - size * 0.8, line)
+        top += leading
+    return top
+
+
+def extract(data: bytes) -> list[Block]:
+    return extract_pdf(data, Settings()).blocks
+
+
+def body(blocks: list[Block]) -> list[Block]:
+    return [b for b in blocks if b.in_body]
+
+
+# ---------------------------------------------------------------- layout and reading order
+
+
+def test_two_columns_with_full_width_title_and_abstract() -> None:
+    title = "A Study of Column Layouts"
+    abstract = words("Abstract", 60)
+    left = [words("LeftOne", 45), words("LeftTwo", 45)]
+    right = [words("RightOne", 45), words("RightTwo", 45)]
+
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica-Bold", 20)
+        c.drawCentredString(PAGE_W / 2, PAGE_H - 80, title)
+        para(c, abstract, 72, 120, 468)
+        for col_x, texts in ((72, left), (316, right)):
+            top = 230.0
+            for t in texts:
+                top = para(c, t, col_x, top, 224) + 14
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    texts = [b.text for b in body(ex.blocks)]
+    assert texts == [title, abstract, *left, *right]
+    assert ex.blocks[0].kind == "title"
+    assert ex.report.columns == 2
+    assert [b.seq for b in ex.blocks] == list(range(len(ex.blocks)))
+
+
+def test_three_columns_read_left_to_right() -> None:
+    cols = [[words(f"Col{k}Para{p}", 30) for p in range(2)] for k in range(3)]
+
+    def draw(c: canvas.Canvas) -> None:
+        for k, texts in enumerate(cols):
+            top = 72.0
+            for t in texts:
+                top = para(c, t, 54 + k * 174, top, 156, size=9) + 12
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    assert [b.text for b in body(ex.blocks)] == [t for col in cols for t in col]
+    assert ex.report.columns == 3
+
+
+def test_full_width_figure_caption_splits_column_runs() -> None:
+    """Left column above a full-width caption is read before it, the columns below after it."""
+    above = [words("AboveLeft", 30), words("AboveRight", 30)]
+    below = [words("BelowLeft", 30), words("BelowRight", 30)]
+    caption = words("Figure 1: Wide caption", 50)
+
+    def draw(c: canvas.Canvas) -> None:
+        para(c, above[0], 72, 72, 224)
+        para(c, above[1], 316, 72, 224)
+        para(c, caption, 72, 300, 468)
+        para(c, below[0], 72, 420, 224)
+        para(c, below[1], 316, 420, 224)
+
+    texts = [b.text for b in body(extract(make_pdf(draw)))]
+    assert texts == [*above, caption, *below]
+
+
+def test_figure_gap_is_not_a_column_gutter() -> None:
+    top_para, bottom_para = words("TopParagraph", 70), words("BottomParagraph", 70)
+    labels = [("Left label one", "Right label one"), ("Left label two", "Right label two"),
+              ("Left label three", "Right label three")]
+
+    def draw(c: canvas.Canvas) -> None:
+        y = para(c, top_para, 72, 72, 468)
+        c.rect(150, PAGE_H - 420, 300, 220)  # the figure frame, no text inside
+        for i, (lt, rt) in enumerate(labels):
+            para(c, lt, 72, y + 40 + 60 * i, 70)
+            para(c, rt, 460, y + 40 + 60 * i, 80)
+        para(c, bottom_para, 72, 440, 468)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    texts = [b.text for b in body(ex.blocks)]
+    assert ex.report.columns == 1
+    assert texts[0] == top_para and texts[-1] == bottom_para
+    # Labels read row by row (left, right, left, right...), not as two columns.
+    assert texts[1:-1] == [t for pair in labels for t in pair]
+
+
+# ---------------------------------------------------------------- typography: headings, footnotes
+
+
+def test_headings_from_font_size() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 24)
+        c.drawString(72, PAGE_H - 90, "Document Title Here")
+        top = para(c, words("Intro", 60), 72, 120, 468)
+        top = para(c, "Results and Discussion", 72, top + 20, 468, size=16)
+        top = para(c, words("Results", 60), 72, top + 8, 468)
+        top = para(c, "Minor Subsection", 72, top + 16, 468, size=13)
+        para(c, words("Minor", 60), 72, top + 8, 468)
+
+    blocks = extract(make_pdf(draw))
+    by_text = {b.text: b for b in blocks}
+    assert by_text["Document Title Here"].kind == "title"
+    assert by_text["Results and Discussion"].kind == "heading"
+    assert by_text["Minor Subsection"].kind == "heading"
+    assert by_text["Results and Discussion"].level == 1
+    assert by_text["Minor Subsection"].level == 2
+    assert all(b.kind == "paragraph" for b in blocks if b.text.startswith(("Intro", "Results alpha", "Minor alpha")))
+
+
+def test_footnote_in_smaller_font_at_page_bottom() -> None:
+    main = [words("BodyOne", 80), words("BodyTwo", 80)]
+    note = "1 This footnote explains the method used above in detail."
+
+    def draw(c: canvas.Canvas) -> None:
+        top = 72.0
+        for t in main:
+            top = para(c, t, 72, top, 468) + 12
+        c.line(72, PAGE_H - 690, 200, PAGE_H - 690)
+        para(c, note, 72, 700, 468, size=8)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    notes = [b for b in ex.blocks if b.kind == "footnote"]
+    assert [b.text for b in notes] == [note]
+    assert ex.report.footnotes == 1
+    assert not any("footnote" in b.text for b in ex.blocks if b.kind == "paragraph")
+    assert [b.text for b in ex.blocks if b.kind == "paragraph"] == main
+
+
+def test_small_print_without_body_above_is_not_a_footnote() -> None:
+    """A page of small reference entries has no body paragraph above them: no footnotes."""
+
+    def draw(c: canvas.Canvas) -> None:
+        para(c, "References", 72, 72, 468, size=14)
+        top = 110.0
+        for i in range(1, 30):
+            top = para(c, f"[{i}] Author {i}. A cited paper title number {i}. Journal, 2020.", 72, top, 468, 8) + 6
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    assert ex.report.footnotes == 0
+
+
+# ---------------------------------------------------------------- watermarks and rotation
+
+
+def test_diagonal_watermark_dropped_and_body_intact() -> None:
+    texts = [words("Confidentiality", 80), words("Second", 80)]
+
+    def draw(c: canvas.Canvas) -> None:
+        top = 100.0
+        for t in texts:
+            top = para(c, t, 72, top, 468) + 12
+        c.saveState()
+        c.setFillGray(0.85)
+        c.setFont("Helvetica-Bold", 60)
+        c.translate(150, 250)
+        c.rotate(45)
+        c.drawString(0, 0, "CONFIDENTIAL")
+        c.restoreState()
+
+    blocks = extract(make_pdf(draw))
+    marks = [b for b in blocks if b.drop_reason == "watermark"]
+    assert [b.text for b in marks] == ["CONFIDENTIAL"]
+    assert [b.text for b in body(blocks)] == texts
+
+
+def test_large_light_grey_text_behind_content_is_watermark() -> None:
+    text = words("Paragraph", 80)
+
+    def draw(c: canvas.Canvas) -> None:
+        c.setFillGray(0.8)
+        c.setFont("Helvetica-Bold", 72)
+        c.drawString(120, PAGE_H - 200, "DRAFT")
+        c.setFillGray(0)
+        para(c, text, 72, 100, 468)
+
+    blocks = extract(make_pdf(draw))
+    assert [b.text for b in blocks if b.drop_reason == "watermark"] == ["DRAFT"]
+    assert [b.text for b in body(blocks)] == [text]
+
+
+def test_pseudo_italic_chars_stay_in_their_words() -> None:
+    rotated, skewed = "Tilted glyphs stay here", "Sheared glyphs stay too"
+
+    def draw(c: canvas.Canvas) -> None:
+        para(c, words("Before", 40), 72, 72, 468)
+        x = 72.0
+        for ch in rotated:  # each glyph rotated about its own origin, baseline horizontal
+            c.saveState()
+            c.setFont("Helvetica", 12)
+            c.translate(x, PAGE_H - 160)
+            c.rotate(12)
+            c.drawString(0, 0, ch)
+            c.restoreState()
+            x += c.stringWidth(ch, "Helvetica", 12)
+        c.saveState()
+        c.translate(72, PAGE_H - 200)
+        c.skew(0, 15)
+        c.setFont("Helvetica", 12)
+        c.drawString(0, 0, skewed)
+        c.restoreState()
+        para(c, words("After", 40), 72, 240, 468)
+
+    blocks = extract(make_pdf(draw))
+    assert not [b for b in blocks if b.drop_reason == "watermark"]
+    kept = [b.text for b in body(blocks)]
+    assert rotated in kept and skewed in kept
+
+
+def test_vertical_margin_stamp_is_a_margin_note() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        para(c, words("Body", 60), 72, 72, 468)
+        c.saveState()
+        c.translate(30, 200)
+        c.rotate(90)
+        c.setFont("Helvetica", 14)
+        c.drawString(0, 0, "arXiv:1234.5678v1 [cs.CL]")
+        c.restoreState()
+
+    blocks = extract(make_pdf(draw))
+    notes = [b for b in blocks if b.kind == "margin_note"]
+    assert [b.text for b in notes] == ["arXiv:1234.5678v1 [cs.CL]"]
+    assert not notes[0].in_body
+
+
+# ---------------------------------------------------------------- geometry, text and report
+
+
+def test_bbox_top_left_origin_and_page_meta() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 10)
+        c.drawString(72, PAGE_H - 40, "Near the top")
+        c.drawString(72, 40, "Near the bottom")
+        c.showPage()
+        c.setFont("Helvetica", 10)
+        c.drawString(100, PAGE_H - 300, "Second page")
+
+    blocks = extract(make_pdf(draw))
+    top, bottom, second = blocks
+    assert top.text == "Near the top" and top.bbox.y0 < 40 and top.page == 1
+    assert bottom.bbox.y0 > PAGE_H - 60 and bottom.bbox.y1 <= PAGE_H
+    assert second.page == 2 and 290 < second.bbox.y0 < 300 and abs(second.bbox.x0 - 100) < 1
+    assert top.get_meta("page_height") == "792.0" and top.get_meta("page_width") == "612.0"
+
+
+def test_cropbox_offset_is_removed() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        c.setCropBox((50, 50, 562, 742))
+        c.setFont("Helvetica", 10)
+        c.drawString(100, 700, "Inside the crop")
+        c.drawString(10, 10, "Outside the crop")
+
+    blocks = extract(make_pdf(draw))
+    assert [b.text for b in blocks] == ["Inside the crop"]
+    b = blocks[0]
+    assert abs(b.bbox.x0 - 50) < 1 and b.get_meta("page_height") == "692.0"
+    assert 30 < b.bbox.y0 < 42  # 742 - 700 - ascent
+
+
+def test_line_joins_and_raw_chars() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 10)
+        c.drawString(72, 700, "A paragraph with an exam-")
+        c.drawString(72, 688, "ple of hyphenation and")
+        c.drawString(72, 676, "a third line.")
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    assert [b.text for b in ex.blocks] == ["A paragraph with an exam\u00adple of hyphenation and a third line."]
+    assert [b.text for b in normalize_blocks(ex.blocks)] == ["A paragraph with an example of hyphenation and a third line."]
+    drawn = "A paragraph with an exam-" + "ple of hyphenation and" + "a third line."
+    assert ex.report.raw_chars == sum(1 for ch in drawn if not ch.isspace())
+    assert ex.report.pages == 1 and ex.report.format == "pdf"
+    assert set(ex.trace) >= {"chars", "words", "lines", "blocks", "gutters", "order"}
+
+
+def test_superscript_marker_stays_in_its_word() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 10)
+        c.drawString(72, 700, "Accidents happened")
+        w = c.stringWidth("Accidents happened", "Helvetica", 10)
+        c.setFont("Helvetica", 6)
+        c.drawString(72 + w, 705, "12")
+        c.setFont("Helvetica", 10)
+        c.drawString(72 + w + c.stringWidth("12", "Helvetica", 6), 700, " in the year.")
+
+    assert [b.text for b in extract(make_pdf(draw))] == ["Accidents happened12 in the year."]
+
+
+def test_no_text_layer_is_flagged_not_an_error() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        c.rect(100, 100, 200, 200, fill=1)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    assert ex.blocks == [] and "no_text_layer" in ex.report.flags and ex.report.pages == 1
+
+
+def test_corrupt_bytes_raise_extraction_error() -> None:
+    with pytest.raises(ExtractionError, match="corrupt"):
+        extract_pdf(b"%PDF-1.7\n this is not really a pdf", Settings())
+    good = make_pdf(lambda c: c.drawString(72, 700, "hello"))
+    with pytest.raises(ExtractionError):
+        extract_document(good[: len(good) // 3], "pdf")
+
+
+def test_encryption_empty_password_opens_real_password_refused() -> None:
+    from reportlab.lib import pdfencrypt
+
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Helvetica", 10)
+        c.drawString(72, 700, "Secret text")
+
+    open_ = make_pdf(draw, encrypt=pdfencrypt.StandardEncryption("", ownerPassword="owner", canPrint=0))
+    assert [b.text for b in extract(open_)] == ["Secret text"]
+    locked = make_pdf(draw, encrypt=pdfencrypt.StandardEncryption("user-pw", ownerPassword="owner"))
+    with pytest.raises(ExtractionError, match="encrypted: needs a password"):
+        extract_pdf(locked, Settings())
+
+
+# ---------------------------------------------------------------- real documents
+
+
+@pytest.mark.corpus
+def test_corpus_pdfs_extract_with_valid_geometry() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus absent: {CORPUS}")
+    files = sorted(CORPUS.rglob("*.pdf"), key=lambda p: p.stat().st_size)
+    # Every small file, plus the largest ones up to a time budget.
+    started = time.monotonic()
+    checked = 0
+    for path in files:
+        if time.monotonic() - started > 50:
+            break
+        try:
+            ex = extract_pdf(path.read_bytes(), Settings())
+        except ExtractionError:
+            continue
+        checked += 1
+        assert ex.report.pages >= 1
+        for b in ex.blocks:
+            w, h = float(b.get_meta("page_width")), float(b.get_meta("page_height"))
+            assert b.bbox is not None and b.page is not None and 1 <= b.page <= ex.report.pages
+            assert 0 <= b.bbox.x0 <= b.bbox.x1 <= w + 0.01, (path.name, b)
+            assert 0 <= b.bbox.y0 <= b.bbox.y1 <= h + 0.01, (path.name, b)
+            assert b.text.strip()
+        assert [b.seq for b in ex.blocks] == list(range(len(ex.blocks)))
+    assert checked >= 5

@@ -1,0 +1,206 @@
+"""The Dagster layer in-process: the full graph, incremental re-ingestion, bad documents, DuckDB."""
+import datetime
+import json
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from docclean_assets.cli import main as cli_main
+from docclean_assets.graph import build_defs
+from docclean_assets.store import ParquetStore
+
+PROJECT = Path(__file__).resolve().parents[1]
+ARTICLE = """<html><head><title>{title}</title></head><body>
+<nav><a href="/">Home</a> <a href="/docs">Docs</a> <a href="/blog">Blog</a></nav>
+<div class="cookie">We use cookies to improve your experience. Accept all cookies</div>
+<main><article><h1>{title}</h1>
+<p>{body} {first}</p>
+<p>{second}</p>
+</article></main>
+<footer>Copyright 2026 Example Org. All rights reserved. Privacy policy</footer></body></html>"""
+
+
+SENTENCES = [
+    "The committee met on a Tuesday and reviewed the figures in detail before voting.",
+    "Members noted that the earlier estimate had been revised twice since the spring survey.",
+    "Residents along the river asked for the footpath to stay open during the works.",
+    "The contractor expects the second phase to begin once the ground has dried out.",
+    "An independent engineer will inspect the foundations before the deck is poured.",
+    "Funding for the scheme comes partly from a regional grant awarded last winter.",
+    "Local businesses reported fewer deliveries while the main road was narrowed.",
+    "The archive holds photographs of the original crossing from the nineteenth century.",
+    "Volunteers counted cyclists at the junction for two weeks to estimate demand.",
+    "A public meeting is planned so that people can put questions to the engineers.",
+]
+
+
+def _page(title: str, body: str) -> str:
+    """An article page in a shared template; its prose differs from every other page's."""
+    k = sum(map(ord, title + body))
+    first, second = SENTENCES[k % len(SENTENCES)], SENTENCES[(k // len(SENTENCES) + 3) % len(SENTENCES)]
+    return ARTICLE.format(title=title, body=body, first=first, second=second if second != first else "")
+
+
+def _source(tmp_path: Path, files: dict[str, bytes | str], extra: str = "") -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for name, content in files.items():
+        target = docs / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content.encode() if isinstance(content, str) else content)
+    cfg = tmp_path / "sources.yaml"
+    cfg.write_text(f"sources:\n  web:\n    path: docs\n    max_revisions: 0\n{extra}")
+    return cfg
+
+
+def _materialize(cfg: Path, data_dir: Path, partition: str, **parse_config) -> dg.ExecuteInProcessResult:
+    defs = build_defs(cfg, data_dir)
+    return dg.materialize([*defs.assets, *defs.asset_checks], partition_key=partition, resources=defs.resources,
+                          run_config={"ops": {"parsed_blocks": {"config": parse_config}}} if parse_config else None,
+                          raise_on_error=False)
+
+
+def _meta(result: dg.ExecuteInProcessResult, asset: str) -> dict:
+    [mat] = result.asset_materializations_for_node(asset)
+    return {k: v.value for k, v in mat.metadata.items()}
+
+
+def _rows(data_dir: Path, sql: str) -> list[tuple]:
+    return ParquetStore(data_dir).connect().execute(sql).fetchall()
+
+
+SAMPLES = PROJECT / "data" / "sources.yaml"
+needs_samples = pytest.mark.skipif(not (PROJECT / "data" / "samples").is_dir(), reason="data/samples not generated")
+
+
+@needs_samples
+def test_full_graph_on_the_bundled_samples(tmp_path):
+    defs = build_defs(SAMPLES, tmp_path)
+    partitions = defs.resolve_assets_def("raw_files").partitions_def.get_partition_keys()
+    assert partitions == sorted(["office", "reports", "site"])
+    checks = {}
+    for key in partitions:
+        result = _materialize(SAMPLES, tmp_path, key)
+        assert result.success, key
+        assert _meta(result, "parsed_blocks")["failed"] == 0
+        checks.update({(key, c.check_name): c for c in result.get_asset_check_evaluations()})
+    formats = dict(_rows(tmp_path, "SELECT format, count(*) FROM quality_report WHERE status = 'ok' GROUP BY 1"))
+    assert set(formats) == {"pdf", "docx", "pptx", "html"}
+    # Every document keeps some body text, and its retention ratio is a fraction.
+    bad = _rows(tmp_path, "SELECT path, retention_ratio FROM quality_report "
+                          "WHERE status = 'ok' AND NOT coalesce(list_contains(flags, 'client_rendered_shell'), false) "
+                          "AND NOT (kept_chars > 0 AND retention_ratio > 0 AND retention_ratio <= 1)")
+    assert bad == []
+    # The contract under revision fails the office source's revision rule (max_revisions: 0).
+    office = checks[("office", "revision_count")]
+    assert not office.passed and office.metadata["over"].value >= 1
+    assert checks[("reports", "revision_count")].passed
+    # What was dropped stays inspectable, with a reason.
+    reasons = {r[0] for r in _rows(tmp_path, "SELECT DISTINCT drop_reason FROM normalized_blocks WHERE drop_reason IS NOT NULL")}
+    assert {"deleted_revision", "watermark"} <= reasons
+    assert reasons & {"running_head", "running_foot", "page_number"}
+    assert reasons & {"boilerplate", "site_template"}
+
+
+def test_incremental_reingestion_parses_only_the_changed_file(tmp_path):
+    files = {f"p{i}.html": _page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(3)}
+    cfg = _source(tmp_path, files)
+    data = tmp_path / "out"
+    first = _materialize(cfg, data, "web")
+    assert first.success and _meta(first, "parsed_blocks")["parsed"] == 3
+    (tmp_path / "docs" / "p1.html").write_text(_page("Topic 1", "A rewritten introduction about the new bridge."))
+    second = _materialize(cfg, data, "web")
+    meta = _meta(second, "parsed_blocks")
+    assert (meta["parsed"], meta["reused"], meta["failed"]) == (1, 2, 0)
+    body = " ".join(r[0] for r in _rows(data, "SELECT text FROM normalized_blocks WHERE path = 'p1.html' AND drop_reason IS NULL"))
+    assert "new bridge" in body and "harbour works" not in body
+    forced = _materialize(cfg, data, "web", force=True)
+    assert _meta(forced, "parsed_blocks")["parsed"] == 3
+
+
+def test_corrupt_and_hanging_documents_fail_alone(tmp_path):
+    files = {"good.html": _page("Budget", "The budget passed."), "corrupt.pdf": b"%PDF-1.7\n1 0 obj <<broken",
+             "hang.html": _page("Stuck", "Never parsed."), "empty.docx": b"", "fake.pptx": b"this is not a deck"}
+    cfg = _source(tmp_path, files, "settings:\n  limits: {timeout_s: 4}\n")
+    data = tmp_path / "out"
+    result = _materialize(cfg, data, "web", extractor="docclean_assets_tests.faults:hang_or_extract")
+    assert result.success
+    rows = {r[0]: (r[1], r[2]) for r in _rows(data, "SELECT path, status, error FROM quality_report")}
+    assert rows["good.html"] == ("ok", None)
+    assert rows["hang.html"] == ("failed", "timed out after 4 s")
+    assert rows["corrupt.pdf"][0] == "failed" and rows["corrupt.pdf"][1]
+    assert rows["empty.docx"] == ("failed", "empty file (0 bytes)")
+    assert rows["fake.pptx"][0] == "failed" and "unrecognised format" in rows["fake.pptx"][1]
+    assert _rows(data, "SELECT count(*) FROM normalized_blocks WHERE path = 'good.html' AND drop_reason IS NULL")[0][0] > 0
+
+
+def test_retention_band_check_lists_the_outlier(tmp_path):
+    # Every page shares a long site menu; one page is a stub whose only text is that menu, so once
+    # the template is removed its retention ratio falls far below its siblings'.
+    menu = "".join(f"<li><a href='/x{i}'>Section link number {i} of the site</a></li>" for i in range(60))
+    shared = f"<div class='menu'><ul>{menu}</ul></div>"
+    files = {f"p{i}.html": _page(f"Topic {i}", f"Report {i} on the harbour works.").replace("<main>", shared + "<main>")
+             for i in range(6)}
+    files["thin.html"] = f"<html><body>{shared}<main><p>Stub.</p></main></body></html>"
+    cfg = _source(tmp_path, files)
+    result = _materialize(cfg, tmp_path / "out", "web")
+    [band] = [c for c in result.get_asset_check_evaluations() if c.check_name == "retention_band"]
+    assert not band.passed
+    assert list(band.metadata["below_paths"].value) == ["thin.html"]
+    flags = dict(_rows(tmp_path / "out", "SELECT path, flags FROM quality_report"))
+    assert "below_retention_band" in flags["thin.html"]
+    assert not any("below_retention_band" in f for p, f in flags.items() if p != "thin.html")
+
+
+def test_cli_run_sql_and_exit_codes(tmp_path, capsys):
+    cfg = _source(tmp_path, {"a.html": _page("Ferries", "The ferry timetable changes."), "b.html": _page("Roads", "Roads close.")})
+    data = tmp_path / "out"
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert "documents per source and status" in out and "web" in out
+    assert cli_main(["sql", "SELECT path, count(*) AS n FROM normalized_blocks WHERE drop_reason IS NULL "
+                            "GROUP BY path ORDER BY path", "--data-dir", str(data), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["path"] for r in rows] == ["a.html", "b.html"] and all(r["n"] > 0 for r in rows)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sources:\n  web:\n    path: docs\n    colour: red\n")
+    assert cli_main(["run", "--sources", str(bad), "--data-dir", str(data)]) == 2
+    assert "source 'web': key 'colour'" in capsys.readouterr().err
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data), "--source", "nope"]) == 2
+
+
+def test_extract_command_prints_blocks_without_dagster(tmp_path, capsys):
+    f = tmp_path / "a.html"
+    f.write_text(_page("Ferries", "The ferry timetable changes in May."))
+    assert cli_main(["extract", str(f), "--jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    body = " ".join(r["text"] for r in rows if r["drop_reason"] is None)
+    assert "ferry timetable changes in May" in body
+    assert any("Accept all cookies" in r["text"] and r["drop_reason"] for r in rows)
+
+
+def test_schedule_and_sensor_request_the_source_partition(tmp_path):
+    cfg = _source(tmp_path, {"a.html": _page("A", "Alpha.")}, "    schedule: '0 3 * * *'\n")
+    defs = build_defs(cfg, tmp_path / "out")
+    [sched] = list(defs.schedules)
+    assert sched.cron_schedule == "0 3 * * *"
+    when = datetime.datetime(2026, 12, 2, 3, 0, tzinfo=datetime.UTC)
+    ctx = dg.build_schedule_context(repository_def=defs.get_repository_def(), scheduled_execution_time=when)
+    reqs = sched.evaluate_tick(ctx).run_requests
+    assert [(r.partition_key, r.run_key) for r in reqs] == [("web", "web-20261202T0300")]
+    [sensor] = list(defs.sensors)
+    with dg.build_sensor_context(resources=defs.resources, repository_def=defs.get_repository_def()) as ctx:
+        first = sensor.evaluate_tick(ctx)
+    assert [r.partition_key for r in first.run_requests] == ["web"]
+    with dg.build_sensor_context(cursor=first.cursor, resources=defs.resources, repository_def=defs.get_repository_def()) as ctx:
+        assert sensor.evaluate_tick(ctx).run_requests == []
+    (tmp_path / "docs" / "b.html").write_text(_page("B", "Beta."))
+    with dg.build_sensor_context(cursor=first.cursor, resources=defs.resources, repository_def=defs.get_repository_def()) as ctx:
+        assert [r.partition_key for r in sensor.evaluate_tick(ctx).run_requests] == ["web"]
+
+
+def test_definitions_module_loads():
+    from docclean_assets.definitions import defs
+
+    dg.Definitions.validate_loadable(defs)

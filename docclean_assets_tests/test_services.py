@@ -1,0 +1,351 @@
+"""Service-level tests: the real `dagster` CLI and `dagster dev` (webserver + daemon) over a tiny source.
+
+Each test builds its own deployment in tmp_path (three HTML pages sharing a <nav> and a <footer>,
+a sources.yaml with one source `web`, a data directory and a DAGSTER_HOME) and drives docclean
+only through subprocesses and their public interfaces: exit codes, Parquet read through DuckDB,
+the instance's run storage and the webserver's GraphQL endpoint.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from docclean_assets.store import ParquetStore
+
+pytestmark = pytest.mark.service
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DAGSTER = Path(sys.executable).parent / "dagster"
+ASSETS = ["raw_files", "parsed_blocks", "boilerplate_sets", "normalized_blocks", "quality_report"]
+CHECKS = ["retention_band", "revision_count"]
+PARTITION = "web"
+LOCATION = "docclean"  # workspace.yaml's location_name
+
+NAV = ["Home", "Tide tables", "Contact the harbour office"]
+FOOTER = "Copyright 2024 Port Authority of Kestrel Bay. All rights reserved."
+ARTICLES = {
+    "moorings.html": ("Winter moorings open for booking", [
+        "Boat owners can now book a winter mooring in the inner basin for the months from November "
+        "to March. The basin is sheltered from easterly gales, and the pontoons were replaced last spring.",
+        "Each berth has fresh water and a metered electricity point. Owners must show a current "
+        "insurance certificate before the harbour master allocates a berth.",
+        "Bookings close at the end of September, and any berths left over are offered to visiting "
+        "yachts on a weekly basis.",
+    ]),
+    "dredging.html": ("Dredging of the approach channel", [
+        "The approach channel will be dredged between the fourth and the twentieth of June to restore "
+        "a depth of three metres at the lowest astronomical tide.",
+        "During the work a dredger and two barges will operate in the channel from dawn until dusk. "
+        "Small craft should keep to the green side of the channel and listen on channel twelve.",
+        "The spoil will be carried offshore to a licensed disposal site, and the survey results will "
+        "be published once the work is complete.",
+    ]),
+    "lighthouse.html": ("The old lighthouse reopens to visitors", [
+        "After two years of repairs to its lantern and stonework, the old lighthouse on the north pier "
+        "reopens to visitors this summer.",
+        "Volunteers from the local history society will guide small groups up the spiral stair on "
+        "weekend afternoons, weather permitting.",
+        "Tickets are free but must be reserved in advance, because the lantern room holds no more "
+        "than eight people at a time.",
+    ]),
+}
+SENTENCE = "Small craft should keep to the green side of the channel and listen on channel twelve."
+
+
+@dataclass
+class Deployment:
+    root: Path
+    sources: Path
+    data_dir: Path
+    home: Path
+    env: dict[str, str]
+
+
+def _page(title: str, paragraphs: list[str]) -> str:
+    nav = "".join(f'<li><a href="/{i}">{text}</a></li>' for i, text in enumerate(NAV))
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>"
+            f"<body><nav><ul>{nav}</ul></nav><main><article><h1>{title}</h1>{body}</article></main>"
+            f"<footer><p>{FOOTER}</p><p><a href=\"/privacy\">Privacy notice</a></p></footer></body></html>")
+
+
+@pytest.fixture
+def deployment(tmp_path: Path) -> Deployment:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, (title, paragraphs) in ARTICLES.items():
+        (docs / name).write_text(_page(title, paragraphs), encoding="utf-8")
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(f"sources:\n  {PARTITION}:\n    path: docs\n    max_revisions: 0\n", encoding="utf-8")
+    data_dir = tmp_path / "data"
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "DOCCLEAN_"))}
+    env.update(DOCCLEAN_SOURCES=str(sources), DOCCLEAN_DATA_DIR=str(data_dir), DAGSTER_HOME=str(home))
+    return Deployment(tmp_path, sources, data_dir, home, env)
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except FileNotFoundError:
+        return "<no log>"
+
+
+# --------------------------------------------------------------------------- 1. the CLI
+
+
+def test_cli_materialize_writes_parquet_and_records_the_run(deployment: Deployment):
+    log = deployment.root / "materialize.log"
+    with open(log, "wb") as out:
+        proc = subprocess.run(
+            [str(DAGSTER), "asset", "materialize", "-m", "docclean_assets.definitions",
+             "--select", ",".join(ASSETS), "--partition", PARTITION],
+            cwd=PROJECT_ROOT, env=deployment.env, stdout=out, stderr=subprocess.STDOUT, timeout=120)
+    assert proc.returncode == 0, f"dagster asset materialize failed:\n{_tail(log)}"
+
+    store = ParquetStore(deployment.data_dir)
+    for table in ASSETS:
+        assert store.path(table, PARTITION).is_file(), f"{table} Parquet missing"
+
+    con = store.connect()
+    report = con.execute("SELECT path, status, error FROM quality_report ORDER BY path").fetchall()
+    assert [r[0] for r in report] == sorted(ARTICLES), report
+    assert all(r[1] == "ok" and r[2] is None for r in report), report
+
+    body = con.execute("SELECT path, text FROM normalized_blocks WHERE drop_reason IS NULL").fetchall()
+    assert {p for p, _ in body} == set(ARTICLES), "every page keeps a body"
+    assert any(SENTENCE in text for _, text in body), "an article sentence is missing from the body"
+    for title, _ in ARTICLES.values():
+        assert any(text == title for _, text in body), f"title {title!r} not in the body"
+    template = NAV + [FOOTER]
+    leaked = [(p, t) for p, t in body if t in template]
+    assert not leaked, f"template text kept as body: {leaked}"
+    dropped = con.execute(
+        "SELECT text, count(DISTINCT path) FROM normalized_blocks WHERE drop_reason IS NOT NULL GROUP BY text").fetchall()
+    dropped = dict(dropped)
+    for text in template:
+        assert dropped.get(text) == len(ARTICLES), f"{text!r} not dropped on every page: {dropped}"
+
+    # DAGSTER_HOME was set, so the run, its materializations and its check evaluations are in the instance.
+    import dagster as dg  # imported here: only this check needs it in the test process
+
+    with dg.DagsterInstance.from_config(str(deployment.home)) as instance:
+        runs = instance.get_runs()
+        assert len(runs) == 1, runs
+        run = runs[0]
+        assert run.status == dg.DagsterRunStatus.SUCCESS
+        assert run.tags.get("dagster/partition") == PARTITION
+        for name in ASSETS:
+            event = instance.get_latest_materialization_event(dg.AssetKey(name))
+            assert event is not None and event.run_id == run.run_id, name
+            assert event.dagster_event.partition == PARTITION, name
+        evaluations = [e.dagster_event.event_specific_data
+                       for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)]
+        assert sorted(ev.check_name for ev in evaluations) == CHECKS
+        assert all(ev.passed for ev in evaluations), evaluations
+
+
+# --------------------------------------------------------------------------- 2. dagster dev
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DagsterDev:
+    """`dagster dev` in its own process group; GraphQL helpers with deadlines."""
+
+    def __init__(self, deployment: Deployment):
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = deployment.root / "dagster-dev.log"
+        self._out = open(self.log, "wb")
+        # dagster dev maps SIGTERM to the SIGINT handler; if we were started with SIGINT ignored the
+        # child would inherit that and ignore both, so make SIGINT 'handled' across the fork (exec resets it).
+        previous = signal.getsignal(signal.SIGINT)
+        if previous == signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            self.proc = subprocess.Popen(
+                [str(DAGSTER), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(self.port)],
+                cwd=PROJECT_ROOT, env=deployment.env, stdout=self._out, stderr=subprocess.STDOUT,
+                start_new_session=True)
+        finally:
+            if previous == signal.SIG_IGN:
+                signal.signal(signal.SIGINT, previous)
+
+    def fail(self, why: str):
+        pytest.fail(f"{why}\n--- dagster dev log (tail) ---\n{_tail(self.log)}")
+
+    def wait_until_serving(self, timeout: float = 90):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self.fail(f"dagster dev exited with {self.proc.returncode} before serving")
+            try:
+                with urllib.request.urlopen(f"{self.base}/server_info", timeout=2) as resp:
+                    info = json.load(resp)
+                    if resp.status == 200 and "dagster_webserver_version" in info:
+                        return info
+            except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
+                pass
+            time.sleep(0.5)
+        self.fail(f"/server_info not up within {timeout}s")
+
+    def gql(self, query: str, variables: dict | None = None) -> dict:
+        req = urllib.request.Request(f"{self.base}/graphql", method="POST",
+                                     data=json.dumps({"query": query, "variables": variables or {}}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            body = json.load(resp)
+        assert not body.get("errors"), body["errors"]
+        return body["data"]
+
+    def poll(self, what: str, fetch, done, timeout: float):
+        """fetch() until done(value) or the deadline; the last value is in the failure message."""
+        deadline = time.monotonic() + timeout
+        value = None
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self.fail(f"dagster dev exited with {self.proc.returncode} while waiting for {what}")
+            value = fetch()
+            if done(value):
+                return value
+            time.sleep(0.5)
+        self.fail(f"timed out after {timeout}s waiting for {what}; last value: {value!r}")
+
+    def stop(self):
+        """SIGINT to the whole group (as Ctrl-C would), then SIGKILL whatever is left."""
+        pgid = self.proc.pid  # start_new_session: the group id is the leader's pid
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGINT)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            pass
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)  # anyone (webserver, daemon, code servers, run workers) still in the group?
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        self._out.close()
+
+
+LOCATION_QUERY = """{ workspaceOrError { __typename ... on Workspace { locationEntries { name loadStatus
+  locationOrLoadError { __typename ... on PythonError { message } } } } } }"""
+ASSETS_QUERY = """{ assetNodes { assetKey { path } partitionKeys isPartitioned repository { name location { name } }
+  assetChecksOrError { __typename ... on AssetChecks { checks { name } } } } }"""
+DAEMONS_QUERY = "{ instance { daemonHealth { allDaemonStatuses { daemonType healthy required } } } }"
+LAUNCH = """mutation($p: ExecutionParams!) { launchRun(executionParams: $p) { __typename
+  ... on LaunchRunSuccess { run { runId status } }
+  ... on PythonError { message stack } ... on InvalidSubsetError { message }
+  ... on RunConfigValidationInvalid { errors { message } } ... on PipelineNotFoundError { message } } }"""
+RUN_QUERY = """query($id: ID!) { runOrError(runId: $id) { __typename ... on Run { status tags { key value }
+  stepStats { stepKey status } } ... on PythonError { message } } }"""
+AFTER_RUN_QUERY = """query($keys: [AssetKeyInput!]) {
+  assetNodes(assetKeys: $keys) { assetKey { path } assetMaterializations(partitions: ["web"]) { runId partition } }
+  band: assetCheckExecutions(assetKey: {path: ["quality_report"]}, checkName: "retention_band", limit: 5) {
+    runId status evaluation { success } }
+  revisions: assetCheckExecutions(assetKey: {path: ["quality_report"]}, checkName: "revision_count", limit: 5) {
+    runId status evaluation { success } } }"""
+FAILED_RUN = {"FAILURE", "CANCELED", "CANCELING"}
+
+
+def _location(dev: DagsterDev) -> dict | None:
+    data = dev.gql(LOCATION_QUERY)["workspaceOrError"]
+    assert data["__typename"] == "Workspace", data
+    return next((e for e in data["locationEntries"] if e["name"] == LOCATION), None)
+
+
+def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deployment):
+    dev = DagsterDev(deployment)
+    try:
+        dev.wait_until_serving(timeout=90)
+
+        # The code location loads (not LOADING, not a PythonError).
+        entry = dev.poll("code location to load", lambda: _location(dev),
+                         lambda e: e is not None and e["loadStatus"] == "LOADED", timeout=60)
+        assert entry["locationOrLoadError"]["__typename"] == "RepositoryLocation", entry
+
+        # The five assets, each partitioned by the one source, and the two checks on quality_report.
+        nodes = {tuple(n["assetKey"]["path"]): n for n in dev.gql(ASSETS_QUERY)["assetNodes"]}
+        assert sorted(nodes) == sorted((a,) for a in ASSETS), sorted(nodes)
+        for name in ASSETS:
+            node = nodes[(name,)]
+            assert node["isPartitioned"] and node["partitionKeys"] == [PARTITION], node
+            assert node["repository"]["location"]["name"] == LOCATION
+        repository = nodes[("quality_report",)]["repository"]["name"]
+        checks = nodes[("quality_report",)]["assetChecksOrError"]
+        assert checks["__typename"] == "AssetChecks", checks
+        assert sorted(c["name"] for c in checks["checks"]) == CHECKS
+
+        # The daemon runs and its required daemons (scheduler, sensors, run queue, ...) heartbeat.
+        def required_healthy(statuses):
+            required = [s for s in statuses if s["required"]]
+            return bool(required) and all(s["healthy"] for s in required)
+
+        statuses = dev.poll("required daemons to be healthy",
+                            lambda: dev.gql(DAEMONS_QUERY)["instance"]["daemonHealth"]["allDaemonStatuses"],
+                            required_healthy, timeout=60)
+        by_type = {s["daemonType"]: s for s in statuses}
+        for daemon in ("SCHEDULER", "SENSOR", "QUEUED_RUN_COORDINATOR"):
+            assert daemon in by_type and by_type[daemon]["healthy"], by_type
+
+        # Launch the five assets for partition 'web' as the UI's "Materialize" does; the run is queued,
+        # so reaching SUCCESS proves the daemon's run coordinator dequeued and launched it.
+        params = {"selector": {"repositoryLocationName": LOCATION, "repositoryName": repository,
+                               "jobName": "__ASSET_JOB", "assetSelection": [{"path": [a]} for a in ASSETS]},
+                  "executionMetadata": {"tags": [{"key": "dagster/partition", "value": PARTITION}]}}
+        launched = dev.gql(LAUNCH, {"p": params})["launchRun"]
+        assert launched["__typename"] == "LaunchRunSuccess", launched
+        run_id = launched["run"]["runId"]
+        assert launched["run"]["status"] == "QUEUED", launched
+
+        run = dev.poll("the run to finish", lambda: dev.gql(RUN_QUERY, {"id": run_id})["runOrError"],
+                       lambda r: r.get("status") in {"SUCCESS"} | FAILED_RUN, timeout=120)
+        assert run["status"] == "SUCCESS", run
+        assert {"key": "dagster/partition", "value": PARTITION} in run["tags"]
+        steps = {s["stepKey"]: s["status"] for s in run["stepStats"]}
+        expected_steps = ASSETS + [f"quality_report_{c}" for c in CHECKS]
+        assert steps == {k: "SUCCESS" for k in expected_steps}, steps
+
+        # The run wrote the partition's Parquet (in the deployment's data dir, not the bundled one).
+        store = ParquetStore(deployment.data_dir)
+        assert store.path("quality_report", PARTITION).is_file()
+        rows = store.connect().execute("SELECT path, status FROM quality_report ORDER BY path").fetchall()
+        assert rows == [(name, "ok") for name in sorted(ARTICLES)], rows
+
+        # And the instance recorded one materialization per asset for 'web' and both check executions.
+        after = dev.gql(AFTER_RUN_QUERY, {"keys": [{"path": [a]} for a in ASSETS]})
+        for node in after["assetNodes"]:
+            assert [(m["runId"], m["partition"]) for m in node["assetMaterializations"]] == [(run_id, PARTITION)], node
+        for alias in ("band", "revisions"):
+            executions = [e for e in after[alias] if e["runId"] == run_id]
+            assert len(executions) == 1, after[alias]
+            assert executions[0]["status"] == "SUCCEEDED" and executions[0]["evaluation"]["success"], executions
+    finally:
+        dev.stop()
+    assert dev.proc.returncode is not None, "dagster dev outlived the test"
