@@ -61,7 +61,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
               description="One row per file found or URL fetched: content address, sniffed format, size, time.")
     def raw_files(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src = docclean.source(context.partition_key)
-        table = pipeline.raw_files_table(src, Path(docclean.data_dir))
+        table = pipeline.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings)
         path = docclean.store.write("raw_files", src.name, table)
         return _result(path, table, RAW_FILES_SCHEMA,
                        formats=dg.MetadataValue.json(pipeline.count_by(table, "format")),

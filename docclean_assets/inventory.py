@@ -6,12 +6,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from docclean_assets.extract.settings import FetchSettings
 from docclean_assets.extract.sniff import doc_id, format_from_extension, sniff_format
 from docclean_assets.sources import Source
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
-FETCH_TIMEOUT_S = 30.0  # seconds per URL, connect plus read
-FETCH_MAX_BYTES = 50 * 1024 * 1024  # a larger response is cut off and recorded as an error
 _CONTENT_TYPES = {"application/pdf": "pdf", "text/html": "html", "application/xhtml+xml": "html",
                   "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
                   "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx"}
@@ -52,11 +51,12 @@ def folder_rows(source: Source) -> list[dict]:
     return rows
 
 
-def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = FETCH_MAX_BYTES) -> tuple[int | None, str | None, bytes | None, str | None]:
+def fetch(url: str, limits: FetchSettings) -> tuple[int | None, str | None, bytes | None, str | None]:
     """(HTTP status, content type, body, error) of one GET with a timeout and a size cap."""
     req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.5"})
     try:
-        with urllib.request.urlopen(req, timeout=timeout_s) as resp:  # noqa: S310 - http(s) only, validated in sources
+        max_bytes = limits.max_bytes
+        with urllib.request.urlopen(req, timeout=limits.timeout_s) as resp:  # noqa: S310 - http(s) only, validated in sources
             body = resp.read(max_bytes + 1)
             ctype = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
             if len(body) > max_bytes:
@@ -69,12 +69,12 @@ def fetch(url: str, timeout_s: float = FETCH_TIMEOUT_S, max_bytes: int = FETCH_M
         return None, None, None, f"fetch failed: {reason}"
 
 
-def url_rows(source: Source, blob_dir: Path) -> list[dict]:
+def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict]:
     """Rows for every URL of the source; fetched bodies are kept content-addressed in blob_dir."""
     blob_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for url in source.urls:
-        status, ctype, body, error = fetch(url)
+        status, ctype, body, error = fetch(url, limits)
         now = dt.datetime.now(tz=dt.UTC)
         claimed = _CONTENT_TYPES.get(ctype or "") or format_from_extension(url.split("?")[0])
         blob = None

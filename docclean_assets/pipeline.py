@@ -24,9 +24,12 @@ from docclean_assets.inventory import folder_rows, url_rows
 from docclean_assets.sources import Source
 
 
-def raw_files_table(source: Source, data_dir: Path) -> pa.Table:
+def raw_files_table(source: Source, data_dir: Path, settings: Settings) -> pa.Table:
     """The inventory of one source."""
-    rows = folder_rows(source) if source.path is not None else url_rows(source, data_dir / "_blobs" / source.name)
+    if source.path is not None:
+        rows = folder_rows(source)
+    else:
+        rows = url_rows(source, data_dir / "_blobs" / source.name, settings.fetch)
     return pa.Table.from_pylist(rows, schema=RAW_FILES_SCHEMA)
 
 

@@ -204,3 +204,64 @@ def test_definitions_module_loads():
     from docclean_assets.definitions import defs
 
     dg.Definitions.validate_loadable(defs)
+
+
+@pytest.fixture
+def web_server():
+    """A real HTTP server on loopback serving a few pages, a 404 and an oversized body."""
+    import http.server
+    import threading
+
+    pages = {"/a.html": _page("Tides", "The tide tables for spring are out."),
+             "/b": _page("Locks", "The lock keepers will strike in June."),
+             "/big.html": "<html><body>" + "x" * 5000 + "</body></html>"}
+    seen_agents = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the stdlib's name
+            seen_agents.append(self.headers.get("User-Agent"))
+            body = pages.get(self.path)
+            if body is None:
+                self.send_error(404, "Not Found")
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen_agents
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_url_source_fetches_politely_and_records_failures(tmp_path, web_server):
+    import docclean_assets.inventory as inventory
+
+    base, agents = web_server
+    urls = [f"{base}/a.html", f"{base}/b", f"{base}/missing", f"{base}/big.html"]
+    cfg = tmp_path / "sources.yaml"
+    cfg.write_text("sources:\n  news:\n    urls:\n" + "".join(f"      - {u}\n" for u in urls)
+                   + "settings:\n  fetch: {max_bytes: 4000, timeout_s: 10}\n")
+    data = tmp_path / "out"
+    result = _materialize(cfg, data, "news")
+    assert result.success
+    raw = {r[0]: r[1:] for r in _rows(data, "SELECT path, http_status, format, error FROM raw_files")}
+    assert raw[f"{base}/a.html"] == (200, "html", None)
+    assert raw[f"{base}/b"] == (200, "html", None)  # no extension: the bytes say html
+    assert raw[f"{base}/missing"][0] == 404 and "404" in raw[f"{base}/missing"][2]
+    assert "larger than 4000 bytes" in raw[f"{base}/big.html"][2]
+    assert all(a == inventory.USER_AGENT for a in agents)
+    status = dict(_rows(data, "SELECT path, status FROM quality_report"))
+    assert status == {f"{base}/a.html": "ok", f"{base}/b": "ok", f"{base}/missing": "failed", f"{base}/big.html": "failed"}
+    body = " ".join(r[0] for r in _rows(data, f"SELECT text FROM normalized_blocks WHERE path = '{base}/b' AND drop_reason IS NULL"))
+    assert "lock keepers will strike" in body

@@ -218,6 +218,19 @@ class LimitSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class FetchSettings:
+    """How URL sources are fetched."""
+
+    timeout_s: float = 30.0  # seconds per URL, connect plus read
+    max_bytes: int = 50 * 1024 * 1024  # a larger response is refused and recorded as the URL's error
+
+    def __post_init__(self) -> None:
+        _check_positive(self)
+        if self.timeout_s <= 0 or self.max_bytes <= 0:
+            raise ValueError("fetch timeout_s and max_bytes must be > 0")
+
+
+@dataclass(frozen=True, slots=True)
 class QualitySettings:
     """How the retention band is learned from a source's own distribution."""
 
@@ -243,6 +256,7 @@ class Settings:
     html: HtmlSettings = field(default_factory=HtmlSettings)
     boilerplate: BoilerplateSettings = field(default_factory=BoilerplateSettings)
     limits: LimitSettings = field(default_factory=LimitSettings)
+    fetch: FetchSettings = field(default_factory=FetchSettings)
     quality: QualitySettings = field(default_factory=QualitySettings)
 
     @classmethod
