@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 
 .PHONY: install run test ui samples samples-check clean
 
@@ -21,14 +21,14 @@ $(DAGSTER_HOME)/dagster.yaml:
 
 # Materialize every asset for every source in data/sources.yaml, then print a DuckDB summary.
 run: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
-	$(BIN)/docclean run
+	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/docclean run
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # The Dagster UI on http://127.0.0.1:3000 with the same instance `make run` records into.
 ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
-	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
 samples: $(STAMP)
 	$(BIN)/python scripts/make_samples.py

@@ -98,7 +98,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     defs = build_defs(args.sources, args.data_dir)
     nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
-    instance = dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+    home = os.environ.get("DAGSTER_HOME")
+    if home:
+        Path(home).mkdir(parents=True, exist_ok=True)  # runs recorded here show up in `make ui`
+    instance = dg.DagsterInstance.get() if home else dg.DagsterInstance.ephemeral()
     run_config = {"ops": {"parsed_blocks": {"config": {"force": args.force}}},
                   "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
     failed = False

@@ -153,10 +153,13 @@ def test_retention_band_check_lists_the_outlier(tmp_path):
     assert not any("below_retention_band" in f for p, f in flags.items() if p != "thin.html")
 
 
-def test_cli_run_sql_and_exit_codes(tmp_path, capsys):
+def test_cli_run_sql_and_exit_codes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))  # not there yet: the CLI creates it
     cfg = _source(tmp_path, {"a.html": _page("Ferries", "The ferry timetable changes."), "b.html": _page("Roads", "Roads close.")})
     data = tmp_path / "out"
     assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data)]) == 0
+    runs = dg.DagsterInstance.get().get_runs()
+    assert len(runs) == 1 and runs[0].tags["dagster/partition"] == "web"  # recorded for the UI
     out = capsys.readouterr().out
     assert "documents per source and status" in out and "web" in out
     assert cli_main(["sql", "SELECT path, count(*) AS n FROM normalized_blocks WHERE drop_reason IS NULL "
