@@ -96,11 +96,11 @@ def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None
             fail(row, f"unrecognised format (extension says {row['ext_format'] or 'nothing'}; bytes are none of pdf/docx/pptx/html)")
         elif row["bytes"] > settings.limits.max_bytes:
             fail(row, f"file too large: {row['bytes']} bytes > limit {settings.limits.max_bytes}")
-        elif row["doc_id"] in old_docs and row["doc_id"] in old_blocks:
+        elif row["doc_id"] in old_docs:  # same bytes, same parser: last run's blocks (maybe none) stand
             stats.reused += 1
             prev = old_docs[row["doc_id"]]
             doc_rows.append({**prev, "path": row["path"], "source": row["source"], "format": row["format"]})
-            block_items.extend((_ref(row), b) for b in old_blocks[row["doc_id"]])
+            block_items.extend((_ref(row), b) for b in old_blocks.get(row["doc_id"], []))
         else:
             waiting[row["doc_id"]].append(row)
             jobs.setdefault(row["doc_id"], Job(row["doc_id"], row["blob"], row["format"], _options(source, settings, row)))

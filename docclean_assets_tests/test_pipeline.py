@@ -105,18 +105,19 @@ def test_full_graph_on_the_bundled_samples(tmp_path):
 
 def test_incremental_reingestion_parses_only_the_changed_file(tmp_path):
     files = {f"p{i}.html": _page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(3)}
+    files["blank.html"] = "<html><body></body></html>"  # parses to no blocks at all: still reused
     cfg = _source(tmp_path, files)
     data = tmp_path / "out"
     first = _materialize(cfg, data, "web")
-    assert first.success and _meta(first, "parsed_blocks")["parsed"] == 3
+    assert first.success and _meta(first, "parsed_blocks")["parsed"] == 4
     (tmp_path / "docs" / "p1.html").write_text(_page("Topic 1", "A rewritten introduction about the new bridge."))
     second = _materialize(cfg, data, "web")
     meta = _meta(second, "parsed_blocks")
-    assert (meta["parsed"], meta["reused"], meta["failed"]) == (1, 2, 0)
+    assert (meta["parsed"], meta["reused"], meta["failed"]) == (1, 3, 0)
     body = " ".join(r[0] for r in _rows(data, "SELECT text FROM normalized_blocks WHERE path = 'p1.html' AND drop_reason IS NULL"))
     assert "new bridge" in body and "harbour works" not in body
     forced = _materialize(cfg, data, "web", force=True)
-    assert _meta(forced, "parsed_blocks")["parsed"] == 3
+    assert _meta(forced, "parsed_blocks")["parsed"] == 4
 
 
 def test_corrupt_and_hanging_documents_fail_alone(tmp_path):
