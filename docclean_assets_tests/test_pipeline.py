@@ -122,6 +122,7 @@ def test_incremental_reingestion_parses_only_the_changed_file(tmp_path):
 
 def test_corrupt_and_hanging_documents_fail_alone(tmp_path):
     files = {"good.html": _page("Budget", "The budget passed."), "corrupt.pdf": b"%PDF-1.7\n1 0 obj <<broken",
+             "misnamed.pdf": _page("Misnamed", "An HTML page saved with a .pdf name."),
              "hang.html": _page("Stuck", "Never parsed."), "empty.docx": b"", "fake.pptx": b"this is not a deck"}
     cfg = _source(tmp_path, files, "settings:\n  limits: {timeout_s: 4}\n")
     data = tmp_path / "out"
@@ -129,6 +130,8 @@ def test_corrupt_and_hanging_documents_fail_alone(tmp_path):
     assert result.success
     rows = {r[0]: (r[1], r[2]) for r in _rows(data, "SELECT path, status, error FROM quality_report")}
     assert rows["good.html"] == ("ok", None)
+    assert rows["misnamed.pdf"] == ("ok", None)  # read by what its bytes are, and flagged
+    assert _rows(data, "SELECT format, flags FROM quality_report WHERE path = 'misnamed.pdf'") == [("html", ["format_mismatch"])]
     assert rows["hang.html"] == ("failed", "timed out after 4 s")
     assert rows["corrupt.pdf"][0] == "failed" and rows["corrupt.pdf"][1]
     assert rows["empty.docx"] == ("failed", "empty file (0 bytes)")
