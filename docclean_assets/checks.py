@@ -1,5 +1,7 @@
 """Asset checks on quality_report: the per-source retention band and the revision-count rule."""
 
+import warnings
+
 import dagster as dg
 
 from docclean_assets.extract.quality import band_for
@@ -17,9 +19,20 @@ def _ok_rows(docclean: Docclean, source: str) -> list[dict]:
 
 
 def build_checks(quality_report: dg.AssetsDefinition) -> list[dg.AssetChecksDefinition]:
-    """Checks bound to the quality_report asset."""
+    """Checks bound to the quality_report asset, one result per source partition (so a failing
+    source stays visible in the UI after another source's run passes)."""
+    partitions = quality_report.partitions_def
+    # Partitioned checks are a Dagster preview (pinned version; see pyproject): the alternative, an
+    # unpartitioned check, shows only the last source's result and hides a failing one.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return _checks(partitions, quality_report)
 
-    @dg.asset_check(asset=quality_report, description="Documents whose retention ratio falls below the "
+
+def _checks(partitions: dg.PartitionsDefinition | None, quality_report: dg.AssetsDefinition) -> list[dg.AssetChecksDefinition]:
+    """The two checks, partitioned like quality_report."""
+
+    @dg.asset_check(asset=quality_report, partitions_def=partitions, description="Documents whose retention ratio falls below the "
                     "source's band floor (configured, or median - k·MAD of the source's own ratios).")
     def retention_band(context: dg.AssetCheckExecutionContext, docclean: Docclean) -> dg.AssetCheckResult:
         src = docclean.source(context.partition_key)
@@ -39,7 +52,7 @@ def build_checks(quality_report: dg.AssetsDefinition) -> list[dg.AssetChecksDefi
                       "below": len(below),
                       "below_paths": dg.MetadataValue.json({r["path"]: round(r["retention_ratio"], 4) for r in below[:MAX_LISTED]})})
 
-    @dg.asset_check(asset=quality_report, description="Documents with tracked changes or reviewer comments "
+    @dg.asset_check(asset=quality_report, partitions_def=partitions, description="Documents with tracked changes or reviewer comments "
                     "above the source's max_revisions.")
     def revision_count(context: dg.AssetCheckExecutionContext, docclean: Docclean) -> dg.AssetCheckResult:
         src = docclean.source(context.partition_key)

@@ -268,9 +268,9 @@ RUN_QUERY = """query($id: ID!) { runOrError(runId: $id) { __typename ... on Run 
 AFTER_RUN_QUERY = """query($keys: [AssetKeyInput!]) {
   assetNodes(assetKeys: $keys) { assetKey { path } assetMaterializations(partitions: ["web"]) { runId partition } }
   band: assetCheckExecutions(assetKey: {path: ["quality_report"]}, checkName: "retention_band", limit: 5) {
-    runId status evaluation { success } }
+    runId status partition evaluation { success } }
   revisions: assetCheckExecutions(assetKey: {path: ["quality_report"]}, checkName: "revision_count", limit: 5) {
-    runId status evaluation { success } } }"""
+    runId status partition evaluation { success } } }"""
 FAILED_RUN = {"FAILURE", "CANCELED", "CANCELING"}
 
 
@@ -346,6 +346,7 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
             executions = [e for e in after[alias] if e["runId"] == run_id]
             assert len(executions) == 1, after[alias]
             assert executions[0]["status"] == "SUCCEEDED" and executions[0]["evaluation"]["success"], executions
+            assert executions[0]["partition"] == PARTITION, executions  # per-source check status in the UI
     finally:
         dev.stop()
     assert dev.proc.returncode is not None, "dagster dev outlived the test"
