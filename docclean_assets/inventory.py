@@ -7,8 +7,8 @@ import urllib.request
 from pathlib import Path
 
 from docclean_assets.extract.settings import FetchSettings
-from docclean_assets.extract.sniff import doc_id, format_from_extension, sniff_format
-from docclean_assets.sources import Source
+from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
+from docclean_assets.sources import Source, discover_files
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
 _CONTENT_TYPES = {"application/pdf": "pdf", "text/html": "html", "application/xhtml+xml": "html",
@@ -16,38 +16,35 @@ _CONTENT_TYPES = {"application/pdf": "pdf", "text/html": "html", "application/xh
                   "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx"}
 
 
-def _row(source: str, path: str, blob: str | None, data: bytes | None, claimed: str | None,
-         modified: dt.datetime, status: int | None = None, error: str | None = None) -> dict:
+def _row(source: str, path: str, blob: str | None, claimed: str | None, modified: dt.datetime, *,
+         size: int | None, fmt: str | None, content_id: str | None, status: int | None = None,
+         error: str | None = None) -> dict:
     """One RAW_FILES_SCHEMA row."""
-    fmt = sniff_format(data) if data else None
-    if data is not None and not data:
+    if size == 0:
         error = error or "empty file (0 bytes)"
     return {
         # Without bytes there is no content address; the path stands in so rows stay distinct.
-        "source": source, "doc_id": doc_id(data if data is not None else f"unread:{path}".encode()),
-        "path": path, "format": fmt,
-        "bytes": len(data) if data is not None else None, "ext_format": claimed,
+        "source": source, "doc_id": content_id or doc_id(f"unread:{path}".encode()),
+        "path": path, "format": fmt, "bytes": size, "ext_format": claimed,
         "format_mismatch": bool(fmt and claimed and fmt != claimed),
         "modified": modified, "http_status": status, "blob": blob, "error": error,
     }
 
 
 def folder_rows(source: Source) -> list[dict]:
-    """Rows for every supported file below the source's folder."""
-    from docclean_assets.sources import discover_files
-
+    """Rows for every supported file below the source's folder (hashed and sniffed, never loaded whole)."""
     assert source.path is not None
     rows = []
     for rel, full in discover_files(source.path):
-        stat = full.stat()
-        modified = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
+        claimed = format_from_extension(rel)
         try:
-            data = full.read_bytes()
+            stat = full.stat()
+            modified = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
+            rows.append(_row(source.name, rel, str(full), claimed, modified, size=stat.st_size,
+                             fmt=sniff_file(full), content_id=file_doc_id(full)))
         except OSError as exc:
-            rows.append(_row(source.name, rel, str(full), None, format_from_extension(rel), modified,
-                             error=f"unreadable: {exc.strerror or exc}"))
-            continue
-        rows.append(_row(source.name, rel, str(full), data, format_from_extension(rel), modified))
+            rows.append(_row(source.name, rel, str(full), claimed, dt.datetime.now(tz=dt.UTC), size=None,
+                             fmt=None, content_id=None, error=f"unreadable: {exc.strerror or exc}"))
     return rows
 
 
@@ -85,5 +82,7 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict
                 tmp.write_bytes(body)
                 tmp.replace(blob_path)
             blob = str(blob_path)
-        rows.append(_row(source.name, url, blob, body, claimed, now, status, error))
+        rows.append(_row(source.name, url, blob, claimed, now, size=None if body is None else len(body),
+                         fmt=sniff_format(body) if body else None, content_id=doc_id(body) if body is not None else None,
+                         status=status, error=error))
     return rows

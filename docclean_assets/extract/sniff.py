@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
+from pathlib import Path
 
 FORMATS = ("pdf", "docx", "pptx", "html")
 EXTENSIONS = {".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".html": "html", ".htm": "html"}
@@ -16,6 +17,34 @@ _HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<meta", b"<t
 def doc_id(data: bytes) -> str:
     """sha256 of the bytes: the same content always has the same id."""
     return hashlib.sha256(data).hexdigest()
+
+
+def file_doc_id(path: str | Path) -> str:
+    """sha256 of a file's bytes, streamed (a 2 GB file is never held in memory)."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def sniff_file(path: str | Path) -> str | None:
+    """sniff_format for a file on disk, reading only its head (and a zip's directory)."""
+    with open(path, "rb") as fh:
+        head = fh.read(HTML_SNIFF_BYTES)
+    if head[:4] == b"PK\x03\x04":
+        try:
+            with zipfile.ZipFile(path) as zf:
+                return _zip_format(set(zf.namelist()))
+        except (zipfile.BadZipFile, ValueError, OSError):
+            return None
+    return sniff_format(head)
+
+
+def _zip_format(names: set[str]) -> str | None:
+    """docx or pptx by the package's main part."""
+    if "word/document.xml" in names:
+        return "docx"
+    if "ppt/presentation.xml" in names:
+        return "pptx"
+    return None
 
 
 def format_from_extension(name: str) -> str | None:
@@ -35,11 +64,7 @@ def sniff_format(data: bytes) -> str | None:
                 names = set(zf.namelist())
         except (zipfile.BadZipFile, ValueError, OSError):
             return None
-        if "word/document.xml" in names:
-            return "docx"
-        if "ppt/presentation.xml" in names:
-            return "pptx"
-        return None
+        return _zip_format(names)
     text = data[:HTML_SNIFF_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if any(marker in text for marker in _HTML_MARKERS):
         return "html"

@@ -55,3 +55,15 @@ def test_sniff_from_bytes_not_extension():
     assert sniff_format(b"just text") is None
     assert format_from_extension("A.HTM") == "html" and format_from_extension("x.txt") is None
     assert doc_id(b"a") == doc_id(b"a") != doc_id(b"b")
+
+
+def test_file_sniffing_matches_byte_sniffing(tmp_path):
+    from docclean_assets.extract.sniff import file_doc_id, sniff_file
+
+    cases = {"a.pdf": b"%PDF-1.7\n...", "b.docx": _zip(["word/document.xml"]), "c.bin": _zip(["x"]),
+             "d.html": b"<!doctype html><p>x</p>", "e.txt": b"plain", "f.zip": b"PK\x03\x04truncated"}
+    for name, data in cases.items():
+        p = tmp_path / name
+        p.write_bytes(data)
+        assert sniff_file(p) == sniff_format(data), name
+        assert file_doc_id(p) == doc_id(data)
