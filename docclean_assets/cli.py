@@ -151,7 +151,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             status = 1
             continue
         repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
-        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate))
+        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize)
         if args.jsonl:
             for b in blocks:
                 row = asdict(b)

@@ -156,7 +156,7 @@ def normalized_table(blocks: pa.Table, boilerplate: pa.Table, settings: Settings
         ref = refs[key]
         kept = apply_repeats(ref.doc_id, doc_blocks, repeats if ref.format == "html" else page_repeats,
                              settings.boilerplate)
-        items.extend((ref, b) for b in normalize_blocks(kept))
+        items.extend((ref, b) for b in normalize_blocks(kept, settings.normalize))
     return blocks_to_table(items)
 
 

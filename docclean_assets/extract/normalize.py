@@ -1,13 +1,15 @@
-"""The normalisation pass, all formats: ligatures, quotes, invisible characters, whitespace,
-line-break hyphens. `orig_text` keeps what the backend read."""
+"""The normalisation pass, all formats: ligatures, quotes, dashes, invisible characters,
+whitespace, line-break hyphens. `orig_text` keeps what the backend read."""
 from __future__ import annotations
 
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from docclean_assets.extract.model import Block, Kind
+from docclean_assets.extract.settings import NormalizeSettings
 
 # Backends mark a hyphen that ended a printed line with a soft hyphen (U+00AD): "distri\u00adbution".
 LINE_BREAK_HYPHEN = "\u00ad"
@@ -18,9 +20,12 @@ _QUOTES = {
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
     "\u00ab": '"', "\u00bb": '"',
 }
+# Hyphen and dash variants to ASCII: hyphen, non-breaking hyphen, figure dash, en dash, minus sign;
+# em and horizontal-bar dashes separate clauses, so they become a spaced hyphen.
+_DASHES = {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\u2014": " - ", "\u2015": " - "}
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 _SPACES = {ord(c): " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"}
-_TABLE = str.maketrans({**_LIGATURES, **_QUOTES})
+_TABLE = str.maketrans({**_LIGATURES, **_QUOTES, **_DASHES})
 _WORD = re.compile(r"[^\W\d_]+(?:[-\u00ad][^\W\d_]+)*", re.UNICODE)
 _BROKEN = re.compile(r"([^\W\d_]+)\u00ad\s*([^\W\d_]+)", re.UNICODE)
 # Kinds whose line structure is meaning (Markdown tables, code): only spaces within lines are touched.
@@ -28,7 +33,7 @@ _LINE_KINDS = frozenset({Kind.TABLE, Kind.CODE})
 
 
 def clean_chars(text: str) -> str:
-    """Expand ligatures, straighten quotes, remove zero-width characters, unify spaces."""
+    """Expand ligatures, straighten quotes and dashes, remove zero-width characters, unify spaces."""
     return text.translate(_TABLE).translate(_INVISIBLE).translate(_SPACES)
 
 
@@ -50,27 +55,46 @@ def vocabulary(texts: Iterable[str]) -> Counter[str]:
     return counts
 
 
-def dehyphenate(text: str, vocab: Counter[str]) -> str:
-    """Join "distri-|bution" unless the document itself writes the hyphenated form ("well-known")."""
+@lru_cache(maxsize=8)
+def word_plausibility(languages: tuple[str, ...]) -> Callable[[str], float]:
+    """Zipf frequency of a word in the most familiar of `languages` (0 when unknown to all)."""
+    from wordfreq import zipf_frequency
+
+    @lru_cache(maxsize=65536)
+    def zipf(word: str) -> float:
+        return max(zipf_frequency(word, lang) for lang in languages)
+
+    return zipf
+
+
+def dehyphenate(text: str, vocab: Counter[str], s: NormalizeSettings | None = None) -> str:
+    """Join "distri-|bution", keep "well-|known": the document's own spelling decides first, then
+    word frequencies (wordfreq), then the case of the continuation."""
+    s = s or NormalizeSettings()
 
     def join(m: re.Match[str]) -> str:
         left, right = m.group(1), m.group(2)
         joined, hyphenated = (left + right).lower(), f"{left}-{right}".lower()
-        # The document's own spelling decides; without evidence, a break before a lower-case
-        # letter is syllabification (hyphenated compounds across a line end are the rarer case).
-        if vocab[hyphenated] > vocab[joined] or (vocab[joined] == 0 and right[:1].isupper()):
-            return f"{left}-{right}"
-        return left + right
+        if vocab[hyphenated] != vocab[joined]:
+            keep = vocab[hyphenated] > vocab[joined]
+        else:
+            zipf = word_plausibility(s.languages)
+            zj, zh = zipf(joined), zipf(hyphenated)
+            if zj or zh:
+                keep = zh > zj + s.keep_hyphen_margin_zipf
+            else:  # unknown both ways: a lower-case continuation is syllabification
+                keep = right[:1].isupper()
+        return f"{left}-{right}" if keep else left + right
 
     return _BROKEN.sub(join, text).replace(LINE_BREAK_HYPHEN, "")
 
 
-def normalize_blocks(blocks: list[Block]) -> list[Block]:
+def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None) -> list[Block]:
     """Every block with normalised text; `orig_text` keeps the backend's text when it changed."""
     vocab = vocabulary(b.text for b in blocks)
     out = []
     for b in blocks:
-        text = dehyphenate(clean_chars(b.text), vocab)
+        text = dehyphenate(clean_chars(b.text), vocab, s)
         nb = b.with_text(collapse_whitespace(text, keep_lines=b.kind in _LINE_KINDS))
         out.append(nb.dropped("empty") if not nb.text and nb.drop_reason is None else nb)
     return out
