@@ -1,4 +1,4 @@
-"""docclean run | extract | sql | summary."""
+"""docclean run | extract | inspect | sql | summary."""
 from __future__ import annotations
 
 import argparse
@@ -130,28 +130,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_INFRA if failed else 0
 
 
-def cmd_extract(args: argparse.Namespace) -> int:
+def clean_file(file: str, settings=None):
+    """(format, extraction, blocks after page repetition and normalisation) of one file, no Dagster."""
     from docclean_assets.extract.api import ExtractionError, extract_document
     from docclean_assets.extract.boilerplate import apply_repeats, blocks_to_page_repeats
     from docclean_assets.extract.normalize import normalize_blocks
     from docclean_assets.extract.settings import Settings
     from docclean_assets.extract.sniff import sniff_format
 
-    settings = Settings()
+    settings = settings or Settings()
+    data = Path(file).read_bytes()
+    fmt = sniff_format(data)
+    if fmt is None:
+        raise ExtractionError("unrecognised format")
+    ext = extract_document(data, fmt, settings)
+    repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
+    blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize)
+    return fmt, ext, blocks
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from docclean_assets.extract.api import ExtractionError
+
     status = 0
     for file in args.files:
-        data = Path(file).read_bytes()
-        fmt = sniff_format(data)
         try:
-            if fmt is None:
-                raise ExtractionError("unrecognised format")
-            ext = extract_document(data, fmt, settings)
-        except ExtractionError as exc:
+            fmt, ext, blocks = clean_file(file)
+        except (ExtractionError, OSError) as exc:
             print(f"{file}: error: {exc}", file=sys.stderr)
             status = 1
             continue
-        repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
-        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize)
         if args.jsonl:
             for b in blocks:
                 row = asdict(b)
@@ -164,6 +172,24 @@ def cmd_extract(args: argparse.Namespace) -> int:
             tag = f"{b.kind}" + (f" DROPPED:{b.drop_reason}" if b.drop_reason else "")
             print(f"[{b.seq:>4}] {where:>4} {tag:<28} {b.text[:args.width].replace(chr(10), ' / ')}")
     return status
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from docclean_assets.extract.api import ExtractionError
+    from docclean_assets.extract.inspect import draw_blocks, render_page
+
+    try:
+        fmt, _, blocks = clean_file(args.file)
+        if fmt != "pdf":
+            raise ExtractionError(f"inspect draws PDF pages; this file is {fmt}")
+        image = draw_blocks(render_page(Path(args.file).read_bytes(), args.page, args.dpi), blocks, args.page, args.dpi)
+    except (ExtractionError, OSError, ValueError) as exc:
+        print(f"{args.file}: error: {exc}", file=sys.stderr)
+        return 1
+    image.save(args.out)
+    shown = sum(1 for b in blocks if b.page == args.page)
+    print(f"wrote {args.out}: page {args.page}, {shown} blocks")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,6 +212,13 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--jsonl", action="store_true", help="one JSON object per block")
     ext.add_argument("--width", type=int, default=100, help="characters of text shown per block")
     ext.set_defaults(fn=cmd_extract)
+
+    ins = sub.add_parser("inspect", help="draw a PDF page with its blocks, kinds, drops and reading order")
+    ins.add_argument("file")
+    ins.add_argument("--page", type=int, default=1, help="1-based page number")
+    ins.add_argument("--out", default="page.png", help="PNG to write")
+    ins.add_argument("--dpi", type=float, default=100.0, help="rendering resolution")
+    ins.set_defaults(fn=cmd_inspect)
 
     sql = sub.add_parser("sql", help="DuckDB SQL over the tables (one view per asset)")
     sql.add_argument("query")

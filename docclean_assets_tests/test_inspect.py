@@ -1,0 +1,39 @@
+"""`docclean inspect`: the page drawn with each block's box in its kind's colour, drops hatched."""
+from PIL import Image
+
+from docclean_assets.cli import clean_file
+from docclean_assets.cli import main as cli_main
+from docclean_assets.extract.inspect import KIND_COLOURS
+from docclean_assets_tests.fixtures.build import two_column_report_pdf
+
+DPI = 72.0  # one pixel per point, so block boxes map onto pixels directly
+
+
+def test_inspect_draws_boxes_by_kind_and_hatches_drops(tmp_path, capsys):
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(two_column_report_pdf())
+    out = tmp_path / "page.png"
+    assert cli_main(["inspect", str(pdf), "--page", "1", "--out", str(out), "--dpi", str(DPI)]) == 0
+    assert "page 1" in capsys.readouterr().out
+    image = Image.open(out).convert("RGB")
+    _, _, blocks = clean_file(str(pdf))
+    on_page = [b for b in blocks if b.page == 1 and b.bbox is not None]
+    size = (float(on_page[0].get_meta("page_width")), float(on_page[0].get_meta("page_height")))
+    assert image.size == (round(size[0]), round(size[1]))  # points at 72 dpi
+    title = next(b for b in on_page if b.kind == "title")
+    # The title's right border is drawn in the title colour (the label sits at its top-left).
+    x, y = round(title.bbox.x1), round((title.bbox.y0 + title.bbox.y1) / 2)
+    assert any(image.getpixel((x + dx, y)) == KIND_COLOURS["title"] for dx in (-1, 0, 1))
+    dropped = next(b for b in on_page if b.drop_reason == "watermark")
+    assert dropped.bbox.width > 100
+
+
+def test_inspect_refuses_other_formats_and_bad_pages(tmp_path, capsys):
+    html = tmp_path / "a.html"
+    html.write_text("<html><body><p>Hello there, a short page.</p></body></html>")
+    assert cli_main(["inspect", str(html), "--out", str(tmp_path / "x.png")]) == 1
+    assert "inspect draws PDF pages" in capsys.readouterr().err
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(two_column_report_pdf())
+    assert cli_main(["inspect", str(pdf), "--page", "99", "--out", str(tmp_path / "y.png")]) == 1
+    assert "out of range" in capsys.readouterr().err
