@@ -19,7 +19,7 @@ def test_inspect_draws_boxes_by_kind_and_hatches_drops(tmp_path, capsys):
     _, _, blocks = clean_file(str(pdf))
     on_page = [b for b in blocks if b.page == 1 and b.bbox is not None]
     size = (float(on_page[0].get_meta("page_width")), float(on_page[0].get_meta("page_height")))
-    assert image.size == (round(size[0]), round(size[1]))  # points at 72 dpi
+    assert all(abs(px - pt) <= 1 for px, pt in zip(image.size, size))  # points at 72 dpi (PDFium rounds up)
     title = next(b for b in on_page if b.kind == "title")
     # The title's right border is drawn in the title colour (the label sits at its top-left).
     x, y = round(title.bbox.x1), round((title.bbox.y0 + title.bbox.y1) / 2)
