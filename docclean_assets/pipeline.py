@@ -62,6 +62,8 @@ def _ref(row: dict) -> DocRef:
 def _options(source: Source, settings: Settings, row: dict) -> dict:
     """Extractor keyword arguments for one document."""
     opts: dict = {"settings": settings}
+    if row["format"] == "pptx":
+        opts["speaker_notes"] = source.speaker_notes
     if row["format"] == "html":
         opts["html_rules"] = source.html
         if source.urls:

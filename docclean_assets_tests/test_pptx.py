@@ -233,3 +233,45 @@ def test_reading_order_full_width_shapes_split_columns_into_bands():
     order, cols = reading_order(list(reversed(shapes)), lambda k: shapes[k], 0.2, 0.2)
     assert order == ["intro", "a1", "a2", "b1", "mid", "c1", "d1", "d2"]
     assert cols == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reading_order_does_not_depend_on_file_order(seed):
+    """Shapes added in any order read the same: the order is geometry, not a permutation of the file."""
+    import random
+
+    prs = Presentation()
+    prs.slides.add_slide(prs.slide_layouts[BLANK])
+    slide = _two_column_slide(prs)
+    tree = slide.shapes._spTree
+    shapes = [el for el in tree if etree.QName(el).localname in ("sp", "grpSp", "pic", "graphicFrame")]
+    random.Random(seed).shuffle(shapes)
+    for el in shapes:
+        tree.remove(el)
+        tree.append(el)
+    texts = [b.text for b in _extract(prs).blocks if b.page == 2 and b.in_body]
+    assert texts == ["Quarterly results", "Left upper", "Left lower", "Right upper", "Right lower",
+                     "Full width closing line"]
+
+
+def test_empty_placeholders_produce_nothing():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])  # Title and Content: both placeholders left empty
+    assert [p.placeholder_format.type for p in slide.placeholders]  # the layout does give placeholders
+    ex = _extract(prs)
+    assert [b for b in ex.blocks if b.page == 1 and b.kind != "speaker_notes"] == []
+    assert not any("Click to" in b.text for b in ex.blocks)
+
+
+def test_speaker_notes_can_be_omitted_per_source():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[BLANK])
+    _box(slide, "Visible text on the slide", 40, 100, 300, 50)
+    slide.notes_slide.notes_text_frame.text = "Do not publish: the figures are provisional."
+    data = _save(prs)
+    kept = extract_document(data, "pptx")
+    assert [b.kind for b in kept.blocks] == ["paragraph", "speaker_notes"]
+    omitted = extract_document(data, "pptx", speaker_notes=False)
+    assert [b.kind for b in omitted.blocks] == ["paragraph"]
+    assert "speaker_notes_omitted" in omitted.report.flags
+    assert omitted.report.raw_chars < kept.report.raw_chars

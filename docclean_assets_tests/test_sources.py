@@ -65,3 +65,11 @@ def test_discovery_is_recursive_and_stays_inside_root(tmp_path):
     os.symlink(outside, root / "link.html")
     os.symlink(tmp_path, root / "loop")  # a directory link is never followed
     assert [rel for rel, _ in discover_files(root)] == ["a/b/x.PDF", "y.html"]
+
+
+def test_speaker_notes_option(tmp_path):
+    f = _write(tmp_path, "sources:\n  deck:\n    path: docs\n    speaker_notes: false\n")
+    assert load_sources(f).sources["deck"].speaker_notes is False
+    f = _write(tmp_path, "sources:\n  deck:\n    path: docs\n    speaker_notes: maybe\n")
+    with pytest.raises(SourceConfigError, match="source 'deck': key 'speaker_notes'"):
+        load_sources(f)

@@ -29,8 +29,10 @@ def extract_document(
     *,
     html_rules: HtmlRules | None = None,
     url: str | None = None,
+    speaker_notes: bool = True,
 ) -> Extraction:
-    """Dispatch to the backend for `fmt`; raises ExtractionError for unreadable input."""
+    """Dispatch to the backend for `fmt`; raises ExtractionError for unreadable input. `html_rules`
+    and `url` apply to HTML, `speaker_notes` (emit the notes of slides) to PPTX."""
     settings = settings or Settings()
     if not data:
         raise ExtractionError("empty file (0 bytes)")
@@ -45,7 +47,7 @@ def extract_document(
     if fmt == "pptx":
         from docclean_assets.extract.pptx import extract_pptx
 
-        return extract_pptx(data, settings)
+        return extract_pptx(data, settings, speaker_notes=speaker_notes)
     if fmt == "html":
         from docclean_assets.extract.html import extract_html
 

@@ -396,8 +396,9 @@ def _comments(slide, authors: dict[str, str]) -> list[tuple[str, str]]:
     return out
 
 
-def extract_pptx(data: bytes, settings: Settings) -> Extraction:
-    """Blocks of a PPTX in reading order: one page per slide, bboxes in points."""
+def extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -> Extraction:
+    """Blocks of a PPTX in reading order: one page per slide, bboxes in points. Without
+    `speaker_notes` the notes are neither emitted nor counted (flag speaker_notes_omitted)."""
     office = settings.office
     prs = _open(data)
     report = DocReport(format="pptx")
@@ -426,11 +427,13 @@ def extract_pptx(data: bytes, settings: Settings) -> Extraction:
             for kind, text, level, drop in shape.entries:
                 blocks.append(Block(kind=kind, text=text, page=number, bbox=shape.bbox, level=level, drop_reason=drop))
         notes, notes_raw = _notes_text(slide)
-        raw += notes_raw
-        if notes:
+        if notes and not speaker_notes:
+            report.flag("speaker_notes_omitted")
+        elif notes:
+            raw += notes_raw
             blocks.append(Block(kind=Kind.SPEAKER_NOTES, text=notes, page=number))
         for author, text in _comments(slide, authors):
-            raw += len(text)
+            raw += count_chars(text)
             blocks.append(Block(kind=Kind.COMMENT, text=text, page=number, meta=(("author", author),)))
             report.comment_refs += 1
     report.raw_chars = raw
