@@ -335,3 +335,24 @@ def test_corpus_docx():
             if text not in current:
                 assert text not in body, (path.name, text)
     assert tracked
+
+
+def test_deletion_inside_a_table_cell_and_a_whole_inserted_paragraph():
+    d = docx.Document()
+    _inject(
+        d,
+        '<w:p><w:r><w:t>Service levels follow.</w:t></w:r></w:p>'
+        '<w:p><w:pPr><w:rPr><w:ins w:id="3" w:author="A"/></w:rPr></w:pPr>'
+        '<w:ins w:id="4" w:author="A"><w:r><w:t>A whole new clause was inserted here.</w:t></w:r></w:ins></w:p>'
+        '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Metric</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Target</w:t></w:r></w:p></w:tc></w:tr>'
+        '<w:tr><w:tc><w:p><w:r><w:t>Uptime</w:t></w:r></w:p></w:tc><w:tc><w:p>'
+        '<w:del w:id="5" w:author="A"><w:r><w:delText>99.5%</w:delText></w:r></w:del>'
+        '<w:ins w:id="6" w:author="A"><w:r><w:t>99.9%</w:t></w:r></w:ins></w:p></w:tc></w:tr></w:tbl>',
+    )
+    ex = _extract(d)
+    body = _body(ex)
+    assert [b.text for b in body[:2]] == ["Service levels follow.", "A whole new clause was inserted here."]
+    [table] = [b for b in body if b.kind == "table"]
+    assert "99.9%" in table.text and "99.5%" not in table.text
+    assert table.text.splitlines()[0] == "| Metric | Target |"
+    assert ex.report.deletions == 1 and ex.report.insertions == 2
