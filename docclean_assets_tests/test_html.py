@@ -229,9 +229,9 @@ def test_meta_charset_iso_8859_1_and_bom():
     assert decode_html(utf16)[0] == "<p>Grüße</p>"
 
 
-def test_undeclared_bad_bytes_fall_back_to_utf8_with_replacement():
+def test_undeclared_non_utf8_bytes_are_detected_not_replaced():
     text, enc, replaced = decode_html(b"<p>caf\xe9 ok</p>")
-    assert enc == "utf-8" and replaced and "caf\ufffd ok" in text
+    assert enc != "utf-8" and not replaced and "caf\u00e9 ok" in text
 
 
 def test_binary_input_raises():
@@ -290,3 +290,27 @@ def test_scrapinghub_token_f1():
     print(f"scrapinghub_aeb token F1 over {len(scores)} docs: {mean:.4f} ({time.monotonic() - start:.1f}s)")
     assert mean >= 0.85
     assert time.monotonic() - start < 90
+
+
+def test_tab_panels_are_body_but_a_hidden_cookie_modal_is_not():
+    tabs = ('<div class="tabs"><div role="tabpanel" id="tab-1"><p>Step one: switch the pump off at the '
+            'isolator before opening the housing.</p></div>'
+            '<div role="tabpanel" id="tab-2" hidden><p>Step two: drain the sump into a bucket and check '
+            'the impeller for grit.</p></div>'
+            '<div class="accordion-item" style="display:none"><p>Step three: refit the cover and run the '
+            'pump for five minutes while watching for leaks.</p></div></div>')
+    modal = ('<div class="modal" aria-hidden="true"><p>Manage your privacy preferences for this site '
+             'and choose which partners may store data.</p></div>')
+    ex = extract_html(article_page(article_extra=tabs + modal).encode(), S)
+    text = body_text(ex)
+    assert "Step one" in text and "Step two" in text and "Step three" in text
+    assert "privacy preferences" not in text
+    assert any("privacy preferences" in b.text and b.drop_reason for b in ex.blocks)
+
+
+def test_undeclared_windows_1252_page_is_detected():
+    page = ("<html><body><article><h1>Caf\u00e9 prices</h1><p>Caf\u00e9 cr\u00e8me \u2013 \u201cna\u00efve\u201d fa\u00e7ade, "
+            "\u20ac12 for the cr\u00eape and the r\u00e9sum\u00e9 of the \u0153uvre, served every morning at the "
+            "market hall by the river.</p></article></body></html>")
+    ex = extract_html(page.encode("cp1252"), S)
+    assert "\u20ac12 for the cr\u00eape" in body_text(ex) and "\u201cna\u00efve\u201d" in body_text(ex)

@@ -272,3 +272,15 @@ def test_url_source_fetches_politely_and_records_failures(tmp_path, web_server):
     assert status == {f"{base}/a.html": "ok", f"{base}/b": "ok", f"{base}/missing": "failed", f"{base}/big.html": "failed"}
     body = " ".join(r[0] for r in _rows(data, f"SELECT text FROM normalized_blocks WHERE path = '{base}/b' AND drop_reason IS NULL"))
     assert "lock keepers will strike" in body
+
+
+def test_quality_report_says_which_path_produced_the_body(tmp_path):
+    jsonld = ('<script type="application/ld+json">{"@type": "Article", "articleBody": '
+              '"The ferry timetable changes in May. Extra sailings run at weekends."}</script>')
+    files = {"plain.html": _page("Ferries", "The ferry timetable changes in May."),
+             "ld.html": f"<html><head>{jsonld}</head><body><article><p>The ferry timetable changes in May. "
+                        "Extra sailings run at weekends.</p></article></body></html>"}
+    cfg = _source(tmp_path, files)
+    assert _materialize(cfg, tmp_path / "out", "web").success
+    assert dict(_rows(tmp_path / "out", "SELECT path, method FROM quality_report")) == {
+        "plain.html": "trafilatura", "ld.html": "jsonld"}

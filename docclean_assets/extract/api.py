@@ -7,7 +7,9 @@ from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.settings import Settings
 
 # Bump when a change to any backend should make re-ingestion parse unchanged files again.
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
+# The extraction path of formats whose backend has only one.
+_DEFAULT_METHOD = {"pdf": "text_layer", "docx": "ooxml", "pptx": "ooxml"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,14 @@ def extract_document(
     """Dispatch to the backend for `fmt`; raises ExtractionError for unreadable input. `html_rules`
     and `url` apply to HTML, `speaker_notes` (emit the notes of slides) to PPTX."""
     settings = settings or Settings()
+    result = _dispatch(data, fmt, settings, html_rules=html_rules, url=url, speaker_notes=speaker_notes)
+    result.report.method = result.report.method or _DEFAULT_METHOD.get(fmt, "")
+    return result
+
+
+def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRules | None, url: str | None,
+              speaker_notes: bool) -> Extraction:
+    """The backend's Extraction for `fmt`."""
     if not data:
         raise ExtractionError("empty file (0 bytes)")
     if fmt == "pdf":

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from docclean_assets.extract.model import Block, DropReason
+from docclean_assets.extract.model import Block, DropReason, Kind
 from docclean_assets.extract.settings import BoilerplateSettings
 
 _DIGITS = re.compile(r"\d+")
@@ -115,11 +115,22 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
             template[r.pattern] = r.drop_reason
     if not by_band and not template:
         return blocks
-    out = []
+    reasons: list[str | None] = []
     for b in blocks:
         reason = None
         if b.drop_reason is None and len(b.text) <= s.max_chars:
             reason = (by_band.get((band_of(b, s.band_fraction), pattern_of(b.text)))
                       or template.get(template_pattern_of(b.text)))
-        out.append(b.dropped(reason) if reason else b)
-    return out
+        reasons.append(reason)
+    _keep_headings_of_distinct_content(blocks, reasons)
+    return [b.dropped(r) if r else b for b, r in zip(blocks, reasons)]
+
+
+def _keep_headings_of_distinct_content(blocks: list[Block], reasons: list[str | None]) -> None:
+    """A heading every page shares ("Troubleshooting") stays when what follows it is the page's own."""
+    live = [i for i, b in enumerate(blocks) if b.drop_reason is None]
+    for pos, i in enumerate(live):
+        if reasons[i] == DropReason.SITE_TEMPLATE and blocks[i].kind in (Kind.HEADING, Kind.TITLE):
+            nxt = live[pos + 1] if pos + 1 < len(live) else None
+            if nxt is not None and reasons[nxt] is None and blocks[nxt].kind not in (Kind.HEADING, Kind.TITLE):
+                reasons[i] = None

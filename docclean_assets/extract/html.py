@@ -29,13 +29,16 @@ _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:
 _WHATWG_ALIASES = {"iso8859-1": "cp1252", "latin-1": "cp1252", "ascii": "cp1252", "iso8859-9": "cp1254"}
 _SHELL_ROOT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "application")
 _NOSCRIPT_JS = re.compile(r"(enable|activate|turn on)\s+javascript|javascript\s+(is\s+)?(required|disabled|needed)", re.I)
+# Bytes the charset detector reads: enough prose to tell windows-1252 from its neighbours.
+_DETECT_BYTES = 256 * 1024
 # A decoded page with more than this fraction of U+FFFD / NUL characters was never text.
 _UNDECODABLE_FRACTION = 0.3
 
 
 # ---------------------------------------------------------------- decoding
 def decode_html(data: bytes) -> tuple[str, str, bool]:
-    """(text, encoding used, whether bytes had to be replaced): BOM, then <meta charset>, then UTF-8."""
+    """(text, encoding used, whether bytes had to be replaced): BOM, then <meta charset>, then
+    UTF-8, then charset detection."""
     for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
                      (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
@@ -59,6 +62,17 @@ def decode_html(data: bytes) -> tuple[str, str, bool]:
                 return data.decode(enc), enc, False
             except UnicodeDecodeError:
                 continue
+    if declared is None:  # undeclared and not UTF-8: detect (windows-1252 and ISO-8859-1 pages)
+        from charset_normalizer import from_bytes
+
+        matches = list(from_bytes(data[:_DETECT_BYTES]))
+        if matches:
+            best = min(matches, key=lambda m: (m.chaos, -m.coherence))
+            # Ties are common on short pages (cp1250 and cp1252 read French equally well); the web's
+            # default for undeclared Western pages, windows-1252, wins a tie.
+            tied = [m.encoding for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
+            enc = "cp1252" if "cp1252" in tied else codecs.lookup(best.encoding).name
+            return data.decode(enc, errors="replace"), enc, False
     return data.decode(declared or "utf-8", errors="replace"), declared or "utf-8", True
 
 
@@ -233,6 +247,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         if in_drop[i]:
             status[i] = DropReason.SELECTOR_DROP
     trace["method"] = method
+    report.method = method
 
     blocks: list[Block] = list(extra.get(-1, []))
     for i, u in enumerate(units):
@@ -309,6 +324,9 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
             if (status[i] is not None and u.kind == Kind.TABLE and not u.template and main_id in u.path
                     and _is_data_table(u, hs)):
                 status[i] = None
+            elif status[i] == DropReason.BOILERPLATE and u.disclosure and not u.template and main_id in u.path:
+                status[i] = None  # a closed tab or accordion panel of the article: extractors skip it
+                u.meta["rescued"] = "disclosure_panel"
                 u.meta["rescued"] = "reference_table"
 
     # text the extractor found but no unit accounts for is body all the same

@@ -67,6 +67,7 @@ class Unit:
     path: tuple[int, ...]  # mem_ids of the unit's element and all its ancestors
     level: int | None = None
     template: bool = False  # under nav/footer/aside, a chrome role or a chrome class word
+    disclosure: bool = False  # inside a tab panel or accordion section (hidden until opened)
     rows: list[list[str]] | None = None  # table cells for kind == "table"
     link_chars: int = 0  # characters inside <a>
     meta: dict[str, str] = field(default_factory=dict)
@@ -90,8 +91,25 @@ def _is_template(node: LexborNode) -> bool:
     return any(w in TEMPLATE_WORDS for w in _WORD_SPLIT.split(words))
 
 
-def _is_hidden(node: LexborNode) -> bool:
+# Widgets that hide panels only until clicked: their hidden content is the page's content.
+_DISCLOSURE_ROLES = {"tabpanel", "region"}
+_DISCLOSURE_WORDS = {"tab", "tabs", "tabpanel", "tab-pane", "accordion", "collapse", "collapsible", "panel", "details"}
+
+
+def _is_disclosure(node: LexborNode) -> bool:
+    """A tab panel or accordion section: hidden until the reader opens it, not template."""
     attrs = node.attributes
+    if node.tag == "details" or (attrs.get("role") or "").lower() in _DISCLOSURE_ROLES:
+        return True
+    words = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+    return any(w in _DISCLOSURE_WORDS for w in _WORD_SPLIT.split(words))
+
+
+def _is_hidden(node: LexborNode) -> bool:
+    """Hidden from every reader (a closed cookie modal); tab and accordion panels do not count."""
+    attrs = node.attributes
+    if _is_disclosure(node):
+        return False
     if "hidden" in attrs or (attrs.get("aria-hidden") or "").lower() == "true":
         return True
     style = (attrs.get("style") or "").replace(" ", "").lower()
@@ -183,6 +201,7 @@ class Segmenter:
         self.boundaries = boundaries
         self.layout_cell_chars = layout_cell_chars
         self.units: list[Unit] = []
+        self.disclosures: set[int] = set()  # mem_ids of tab panels and accordion sections
         self._buf: list[str] = []
         self._link = 0
 
@@ -190,6 +209,8 @@ class Segmenter:
         ctx = ("paragraph", root.tag or "body", (root.mem_id,), None, _is_template(root))
         self._walk(root, ctx, list_depth=0, in_link=False)
         self._flush(ctx)
+        for unit in self.units:
+            unit.disclosure = not self.disclosures.isdisjoint(unit.path)
         return self.units
 
     def _flush(self, ctx: tuple) -> None:
@@ -253,6 +274,8 @@ class Segmenter:
                 continue
             self._flush(ctx)
             template = ctx[4] or _is_template(child) or _is_hidden(child)
+            if _is_disclosure(child):
+                self.disclosures.add(child.mem_id)
             path = ctx[2] + (child.mem_id,)
             depth = list_depth + 1 if tag in ("ul", "ol", "menu") else list_depth
             if kind is None:  # container (or a rule boundary): loose text stays a paragraph

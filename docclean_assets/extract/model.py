@@ -129,6 +129,7 @@ class DocReport:
     """Diagnostics of one document: the chances of silent loss, counted."""
 
     format: str = ""
+    method: str = ""  # how the body was obtained: jsonld | rules | trafilatura | whole_page | text_layer | ooxml
     pages: int = 0
     raw_chars: int = 0  # non-whitespace characters (count_chars) of the whole text layer, before any removal
     columns: int = 0  # the largest number of text columns detected on any page

@@ -55,6 +55,7 @@ QUALITY_SCHEMA = pa.schema(
     + [
         pa.field("status", pa.string(), nullable=False),  # 'ok' | 'failed'
         pa.field("error", pa.string()),
+        pa.field("method", pa.string()),  # which extraction path produced the body
         pa.field("pages", pa.int32()),
         pa.field("raw_chars", pa.int64()),
         pa.field("kept_chars", pa.int64()),
@@ -81,6 +82,7 @@ DOCS_SCHEMA = pa.schema(
     + [
         pa.field("status", pa.string(), nullable=False),
         pa.field("error", pa.string()),
+        pa.field("method", pa.string()),
         pa.field("parser_version", pa.string()),
         pa.field("parse_seconds", pa.float64()),
         pa.field("pages", pa.int32()),
@@ -172,12 +174,14 @@ def report_to_row(ref: DocRef, report: DocReport | None, *, status: str, error: 
     for name in _REPORT_COUNTS:
         row[name] = getattr(report, name) if report else None
     row["flags"] = list(report.flags) if report else []
+    row["method"] = report.method if report else None
     return row
 
 
 def row_to_report(row: dict) -> DocReport:
     """The DocReport a DOCS_SCHEMA row holds."""
-    report = DocReport(format=row.get("format") or "", flags=list(row.get("flags") or []))
+    report = DocReport(format=row.get("format") or "", method=row.get("method") or "",
+                       flags=list(row.get("flags") or []))
     for name in _REPORT_COUNTS:
         setattr(report, name, row.get(name) or 0)
     return report

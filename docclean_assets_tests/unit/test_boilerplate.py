@@ -63,3 +63,15 @@ def test_site_template_across_documents():
 def test_template_needs_enough_documents():
     docs = [(f"p{i}.html", [Block("paragraph", "Accept cookies")]) for i in range(2)]
     assert docs_to_template_repeats(docs, S) == []
+
+
+def test_shared_heading_kept_when_it_heads_distinct_content():
+    docs = []
+    for i in range(4):
+        docs.append((f"p{i}.html", [
+            Block("heading", "Related articles", seq=0), Block("paragraph", "Same teaser everywhere", seq=1),
+            Block("heading", "Troubleshooting", seq=2), Block("paragraph", f"Page {i} specific fix number {i}", seq=3),
+        ]))
+    repeats = docs_to_template_repeats(docs, S)
+    out = apply_repeats("x", docs[0][1], repeats, S)
+    assert [b.drop_reason for b in out] == ["site_template", "site_template", None, None]
