@@ -15,7 +15,7 @@ from docclean_assets.extract.settings import Settings
 from docclean_assets.extract.sniff import EXTENSIONS
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
-SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes"}
+SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render"}
 TOP_KEYS = {"sources", "settings"}
 
 
@@ -48,6 +48,7 @@ class Source:
     retention_band: tuple[float, float] | None = None
     max_revisions: int | None = None
     speaker_notes: bool = True  # emit PPTX speaker notes (as kind='speaker_notes', never body)
+    render: bool = False  # URL sources: take each page's DOM from headless Chromium after its scripts ran
 
 
 @dataclass(frozen=True)
@@ -113,11 +114,14 @@ def _source(name: str, raw: Any, base: Path) -> Source:
     max_rev = raw.get("max_revisions")
     if max_rev is not None and (not isinstance(max_rev, int) or isinstance(max_rev, bool) or max_rev < 0):
         raise _err(name, "max_revisions", "must be a non-negative integer")
-    notes = raw.get("speaker_notes", True)
-    if not isinstance(notes, bool):
-        raise _err(name, "speaker_notes", "must be true or false")
+    notes, render = raw.get("speaker_notes", True), raw.get("render", False)
+    for key, value in (("speaker_notes", notes), ("render", render)):
+        if not isinstance(value, bool):
+            raise _err(name, key, "must be true or false")
+    if render and not urls:
+        raise _err(name, "render", "applies to URL sources only (a saved page cannot run its scripts)")
     html = _html_rules(name, raw["html"]) if "html" in raw else None
-    return Source(name, path, urls, html, schedule, band, max_rev, notes)
+    return Source(name, path, urls, html, schedule, band, max_rev, notes, render)
 
 
 def load_sources(file: str | Path) -> SourcesConfig:

@@ -17,6 +17,7 @@ from selectolax.lexbor import LexborHTMLParser
 from docclean_assets.extract.html_dom import Unit, key, markdown_table, segment
 from docclean_assets.extract.html_jsonld import article_bodies, body_paragraphs
 from docclean_assets.extract.html_match import Matcher, Seg, segments
+from docclean_assets.extract.guard import check_html_depth
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.settings import HtmlSettings, Settings
 
@@ -91,16 +92,19 @@ def _page_title(tree: LexborHTMLParser) -> tuple[str, str]:
 
 
 def _is_shell(tree: LexborHTMLParser, visible_chars: int, hs: HtmlSettings) -> bool:
-    """A client-rendered page: almost no visible text, and a script bundle or an empty app root."""
+    """A client-rendered page: almost no visible text, and an empty app root, a "enable JavaScript"
+    notice, or a script bundle with no text-bearing content element at all. (A short page that
+    has scripts but also an article or paragraphs, e.g. the rendered DOM of an app, is not one.)"""
     if visible_chars >= hs.shell_max_chars:
         return False
-    if tree.css_first("script[src]") is not None or tree.css_first("script#__NEXT_DATA__") is not None:
-        return True
     for rid in _SHELL_ROOT_IDS:
         node = tree.css_first(f'[id="{rid}"]')
         if node is not None and not node.text(strip=True):
             return True
-    return any(_NOSCRIPT_JS.search(n.text() or "") for n in tree.css("noscript"))
+    if any(n.text(strip=True) for n in tree.css("article, main, p, h1, h2, h3, li, td")):
+        return False  # scripts ran (or were never needed): there is content
+    bundle = tree.css_first("script[src]") is not None or tree.css_first("script#__NEXT_DATA__") is not None
+    return bundle or any(_NOSCRIPT_JS.search(n.text() or "") for n in tree.css("noscript"))
 
 
 # ---------------------------------------------------------------- rules
@@ -173,6 +177,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     if replaced:
         report.flag("encoding_replaced")
     tree = LexborHTMLParser(text)
+    check_html_depth(tree.root, settings.limits)
     title, title_src = _page_title(tree)
     trace["title"] = title
 
@@ -260,6 +265,10 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
                             level=u.level, meta=tuple(meta.items())))
         blocks.extend(extra.get(i, []))
     trace["title_source"] = title_src
+    if "client_rendered_shell" in report.flags:  # a loader or noscript notice is not the page's content
+        blocks = [b.dropped(DropReason.BOILERPLATE) if b.drop_reason is None else b for b in blocks]
+        trace["message"] = ("client-rendered shell: the content is built by scripts; set `render: true` "
+                            "on this URL source to take the DOM from headless Chromium")
     return Extraction(renumber(blocks), report, trace)
 
 

@@ -222,25 +222,53 @@ class BoilerplateSettings:
 
 @dataclass(frozen=True, slots=True)
 class LimitSettings:
-    """Per-document isolation limits."""
+    """Per-document isolation limits, and the caps that refuse hostile input before it is parsed."""
 
     timeout_s: float = 120.0  # wall-clock seconds one document may take to parse
     memory_mb: int = 4096  # address-space ceiling of the worker process, MiB (numpy and PDFium reserve ~1 GiB of address space before any work)
     max_bytes: int = 200 * 1024 * 1024  # larger files are refused unread
     workers: int = 0  # parallel parse processes; 0 = one per core
+    # Total uncompressed size of a DOCX/PPTX package per its zip directory, MiB; checked before any
+    # part is decompressed. The largest corpus package unpacks to 15 MiB (bug65649.docx).
+    zip_max_uncompressed_mib: int = 512
+    # Largest uncompressed/compressed ratio of one zip member of at least 1 MiB uncompressed; corpus
+    # OOXML parts reach 42:1 (highly repetitive XML), deflated zeros reach ~1030:1.
+    zip_max_ratio: float = 200.0
+    # Pages per PDF; longer files are refused. Long legitimate documents (manuals, regulations,
+    # bound annual reports) stay below 3000 pages.
+    pdf_max_pages: int = 5000
+    # Non-space characters on one PDF page above which its layout analysis is skipped: the page's
+    # text comes as plain lines (flag page_char_cap). Dense legitimate pages (Federal Register,
+    # 6 pt tables) carry 10-20k; layout analysis of a 200k-char page takes ~20 s.
+    pdf_max_page_chars: int = 50_000
+    # HTML larger than this, MiB, is refused: parse time grows with the square of the size (a page
+    # of plain paragraphs: 1 MiB 1 s, 4 MiB 11 s, 8 MiB 43 s); real article pages weigh 0.05-3 MiB.
+    html_max_mib: float = 8.0
+    # Element nesting depth of an HTML page above which it is refused; browsers cap the DOM at 512
+    # levels (Blink's parser) and real pages stay below ~60.
+    html_max_depth: int = 512
 
     def __post_init__(self) -> None:
         _check_positive(self)
         if self.timeout_s <= 0 or self.memory_mb < 256:
             raise ValueError("timeout_s must be > 0 and memory_mb >= 256")
+        if self.zip_max_ratio < 1 or self.zip_max_uncompressed_mib < 1 or self.pdf_max_pages < 1:
+            raise ValueError("zip_max_ratio, zip_max_uncompressed_mib and pdf_max_pages must be >= 1")
 
 
 @dataclass(frozen=True, slots=True)
 class FetchSettings:
     """How URL sources are fetched."""
 
-    timeout_s: float = 30.0  # seconds per URL, connect plus read
+    timeout_s: float = 30.0  # seconds per URL attempt in all: connect, redirects and the whole body
     max_bytes: int = 50 * 1024 * 1024  # a larger response is refused and recorded as the URL's error
+    # A 5xx answer or a connection failure is retried this many times; 4xx never is. Two retries
+    # ride out a server restart or a load-balancer blip without hammering a dead site.
+    retries: int = 2
+    # Wait before retry n (1-based) is retry_base_delay_s * 2**(n-1) seconds (0.5, 1, 2 ...).
+    retry_base_delay_s: float = 0.5
+    # Redirects followed per URL (http and https targets only); browsers stop at ~20, real sites use 1-3.
+    max_redirects: int = 5
 
     def __post_init__(self) -> None:
         _check_positive(self)

@@ -1,0 +1,61 @@
+"""Client-rendered pages rendered by headless Chromium, against a page served on loopback."""
+import http.server
+import threading
+
+import pytest
+
+from docclean_assets.extract.api import extract_document
+from docclean_assets.render import RenderError, chromium_path, render_url
+
+SHELL = b"""<!doctype html><html><head><title>App</title><script src="/app.js"></script></head>
+<body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript></body></html>"""
+APP_JS = b"""document.addEventListener('DOMContentLoaded', function () {
+  document.getElementById('root').innerHTML = '<article><h1>Rendered headline</h1><p>This paragraph '
+    + 'exists only after the script ran in a browser, the way single-page apps ship their articles.</p></article>';
+});"""
+
+needs_chromium = pytest.mark.skipif(chromium_path() is None, reason="Chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture
+def app_server():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the stdlib's name
+            body, ctype = (APP_JS, "application/javascript") if self.path == "/app.js" else (SHELL, "text/html")
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_shell_alone_is_flagged_with_an_empty_body():
+    ex = extract_document(SHELL, "html")
+    assert "client_rendered_shell" in ex.report.flags
+    assert not [b for b in ex.blocks if b.in_body]
+
+
+@needs_chromium
+def test_rendered_dom_has_the_article(app_server):
+    dom = render_url(app_server, timeout_s=60, script_budget_ms=3000)
+    ex = extract_document(dom, "html")
+    body = " ".join(b.text for b in ex.blocks if b.in_body)
+    assert "exists only after the script ran" in body
+    assert "client_rendered_shell" not in ex.report.flags
+
+
+def test_missing_browser_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("DOCCLEAN_CHROMIUM", "/nonexistent/chromium")
+    with pytest.raises(RenderError, match="needs Chromium"):
+        render_url("http://127.0.0.1:9/", timeout_s=5, script_budget_ms=100)
