@@ -1,12 +1,41 @@
-"""Stage 1: PDF bytes to per-page chars in top-left page coordinates (pdfplumber's text layer)."""
+"""Stage 1: PDF bytes to per-page chars in top-left page coordinates, read through PDFium's text page
+(pypdfium2's raw API: one ctypes call per char and attribute, per-text-object attributes cached).
+
+PDFium specifics handled here:
+- generated chars (CR/LF and the spaces PDFium infers) are left out: word and line breaks come from
+  geometry in later stages, as they did with pdfminer's chars (PDFium's inferred spaces split words
+  of loosely positioned OCR text layers). Only after a turned or sheared glyph is a generated space
+  kept, as a blank char with an empty box: such glyphs' upright boxes overlap, so the gap cannot
+  separate their words, and PDFium replaces a space drawn on its own by a generated one;
+- a glyph whose ToUnicode maps to several code points ("fi" ligature) arrives as several chars with
+  the same box: they are merged back into one Char (`text` holds all code points);
+- a hyphen that ends a line is reported as U+0002 and becomes "-" again;
+- boxes are PDFium's loose char boxes (advance width x font ascent/descent, like pdfminer's), not
+  the tight glyph outlines.
+"""
 from __future__ import annotations
 
-import io
+import ctypes
 import math
-from functools import lru_cache
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import NamedTuple
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from docclean_assets.extract.pdf.pdfium import (
+    PageFrame,
+    opened_page,
+    opened_textpage,
+    page_frame,
+    rgba_lightness,
+    text_object_of,
+)
+from docclean_assets.extract.pdf.pdfium import open_pdf as open_pdf  # re-exported: the stage's entry
+
+_HYPHEN_MARKS = ("\x02", "\ufffe")  # PDFium marks a hyphen ending a line (GetUnicode, GetText)
 
 
 class PageInfo(NamedTuple):
@@ -25,118 +54,195 @@ class Char(NamedTuple):
     top: float
     x1: float
     bottom: float
-    size: float  # font size, points
+    size: float  # font size, points (text-state size x the text matrix's scale across the baseline)
     fontname: str
     angle: float  # baseline rotation in degrees, counter-clockwise, within (-180, 180]
-    ox: float  # glyph origin (matrix e, f) in PDF user space, for baseline direction fits
-    oy: float
+    ox: float  # glyph origin, y up: PDF user space (turned with the page when it has a /Rotate),
+    oy: float  # for baseline fits; only differences and order matter
     lightness: float  # 0 black .. 1 white; -1 when the fill colour is not a plain grey
     seq: int  # index in the page's content-stream order
     adv: float  # advance width along the baseline, points
 
 
-def open_pdf(data: bytes):  # noqa: ANN201 - returns a pdfplumber.PDF
-    """Open the bytes with pdfplumber, mapping every failure to ExtractionError."""
-    import pdfplumber
-    from pdfminer.pdfdocument import PDFPasswordIncorrect
+class _Style(NamedTuple):
+    """What all chars of one PDFium text object share."""
 
-    from docclean_assets.extract.api import ExtractionError
-
-    try:
-        pdf = pdfplumber.open(io.BytesIO(data), password="")
-        _ = pdf.pages  # parses the page tree: corrupt files fail here
-    except Exception as exc:  # pdfminer raises many unrelated types for broken files
-        cause = exc.__cause__ or (exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc)
-        if isinstance(cause, PDFPasswordIncorrect) or isinstance(exc, PDFPasswordIncorrect):
-            raise ExtractionError("encrypted: needs a password") from exc
-        raise ExtractionError(f"corrupt or unreadable PDF: {type(cause).__name__}: {cause}") from exc
-    return pdf
+    size: float
+    fontname: str
+    angle: float
+    lightness: float
+    upright: bool  # baseline along +x, no shear: origin = (box left, matrix f)
+    ux: float  # baseline direction, unit vector in user space
+    uy: float
 
 
-def _lightness(color: object) -> float:
-    """Grey level of a fill colour (1 = white); -1 for chromatic, pattern or unknown colours."""
-    if not isinstance(color, (tuple, list)) or not all(isinstance(c, (int, float)) for c in color):
-        return -1.0
-    if len(color) == 1:
-        return float(color[0])
-    if len(color) == 3:
-        r, g, b = (float(c) for c in color)
-        return (r + g + b) / 3 if max(r, g, b) - min(r, g, b) <= 0.1 else -1.0
-    if len(color) == 4:
-        c, m, y, k = (float(v) for v in color)
-        if max(c, m, y) - min(c, m, y) > 0.1:
-            return -1.0
-        return (1 - min(1.0, (c + m + y) / 3)) * (1 - k)
-    return -1.0
+def _style(raw: object, i: int, rotation: int) -> _Style:
+    """Font size, name, angle and fill lightness of the text object holding char `i`."""
+    m = pdfium_c.FS_MATRIX()
+    if not pdfium_c.FPDFText_GetMatrix(raw, i, m):
+        m.a, m.b, m.c, m.d = 1.0, 0.0, 0.0, 1.0
+    a, b, c, d = m.a, m.b, m.c, m.d
+    base = math.hypot(a, b)
+    # The font's height on the page: the text-space unit square's area over its baseline length
+    # (exact under rotation, shear and horizontal scaling).
+    scale = abs(a * d - b * c) / base if base else 1.0
+    size = float(pdfium_c.FPDFText_GetFontSize(raw, i)) * (scale or 1.0)
+    buf = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    n = pdfium_c.FPDFText_GetFontInfo(raw, i, buf, len(buf), flags)
+    if n > len(buf):
+        buf = ctypes.create_string_buffer(n)
+        pdfium_c.FPDFText_GetFontInfo(raw, i, buf, len(buf), flags)
+    fontname = buf.value.decode("utf-8", "replace")
+    rgba = [ctypes.c_uint() for _ in range(4)]
+    light = rgba_lightness(*(v.value for v in rgba[:3])) if pdfium_c.FPDFText_GetFillColor(raw, i, *rgba) else -1.0
+    angle = math.degrees(math.atan2(b, a)) if (a or b) else 0.0
+    if rotation:
+        angle = (angle - rotation + 180.0) % 360.0 - 180.0
+        angle = 180.0 if angle == -180.0 else angle
+    ux, uy = (a / base, b / base) if base else (1.0, 0.0)
+    return _Style(size or 1.0, fontname, angle, light, b == 0 and c == 0 and a > 0 and not rotation, ux, uy)
 
 
-def page_to_chars(page, number: int) -> tuple[PageInfo, list[Char], int]:  # noqa: ANN001
-    """Visible chars of one pdfplumber page, shifted to its CropBox; also the non-space char count.
+def _texts(raw: object, n: int) -> list[str] | str:
+    """The page's chars as one string indexed like PDFium's chars (a list when surrogates shift it)."""
+    buf = (ctypes.c_ushort * (n + 1))()
+    got = pdfium_c.FPDFText_GetText(raw, 0, n, buf)
+    text = ctypes.string_at(buf, 2 * max(0, got - 1)).decode("utf-16-le", "replace")
+    if len(text) == n:
+        return text
+    return [chr(pdfium_c.FPDFText_GetUnicode(raw, i)) for i in range(n)]
 
-    Drawn whitespace chars are kept (they separate words) but not counted.
 
-    pdfplumber's `top`/`bottom` already have a top-left origin in MediaBox space; the CropBox is what
-    a viewer shows, so coordinates are made relative to it and chars whose centre lies outside it
-    (printer marks, hidden overflow) are left out.
+def _is_generated(raw: object, i: int) -> bool:
+    return bool(pdfium_c.FPDFText_IsGenerated(raw, i))
+
+
+def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[list[Char], int]:
+    """The text page's visible chars in the displayed frame, and its drawn non-space char count.
+
+    Drawn whitespace chars are kept (they separate words) but not counted; chars whose centre lies
+    outside the visible box (printer marks, hidden overflow) are left out.
     """
-    cx0, ctop, cx1, cbottom = page.cropbox
-    mx0, mtop, mx1, mbottom = page.mediabox
-    # Intersect: a CropBox larger than the MediaBox is clipped to it (PDF 32000 14.11.2).
-    x0b, topb = max(cx0, mx0), max(ctop, mtop)
-    x1b, botb = min(cx1, mx1), min(cbottom, mbottom)
-    if x1b <= x0b or botb <= topb:
-        x0b, topb, x1b, botb = mx0, mtop, mx1, mbottom
-    width, height = x1b - x0b, botb - topb
-    info = PageInfo(number, float(width), float(height))
+    raw = textpage.raw
+    n = pdfium_c.FPDFText_CountChars(raw)
+    if n <= 0:
+        return [], 0
+    texts = _texts(raw, n)
+    width, height = frame.width, frame.height
+    fx0, fy1, rotation = frame.x0, frame.y1, frame.rotation
+    box = pdfium_c.FS_RECTF()
+    box_ref = ctypes.byref(box)
+    ox_c, oy_c = ctypes.c_double(), ctypes.c_double()
+    ox_ref, oy_ref = ctypes.byref(ox_c), ctypes.byref(oy_c)
+    get_box, get_origin = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetCharOrigin
+    styles: dict[int, _Style] = {}
     out: list[Char] = []
-    raw = 0
-    for i, c in enumerate(page.chars):
-        text = c.get("text") or ""
-        if not text:
+    append = out.append
+    raw_count = 0
+    prev_obj, prev_box, prev_kept = 0, (0.0, 0.0, 0.0, 0.0), False
+    st: _Style | None = None
+    for i in range(n):
+        obj = text_object_of(raw, i)
+        text = texts[i]
+        if not obj and (text != " " or st is None or st.upright):  # generated CR/LF, space
             continue
-        blank = text.isspace()  # kept: a drawn space is a word boundary, but not counted
-        raw += 0 if blank else 1
-        x0, x1, top, bottom = c["x0"] - x0b, c["x1"] - x0b, c["top"] - topb, c["bottom"] - topb
-        mx, my = (x0 + x1) / 2, (top + bottom) / 2
+        get_box(raw, i, box_ref)
+        left, top, right, bottom = box.left, box.top, box.right, box.bottom
+        if top == bottom and _is_generated(raw, i) and (not text.isspace() or st is None or st.upright):
+            continue
+        if obj == prev_obj and (left, top, right, bottom) == prev_box:
+            # One glyph, several code points (ligature): pdfminer gave them as one char.
+            if prev_kept and out:
+                last = out[-1]
+                out[-1] = last._replace(text=last.text + text)
+                raw_count += 0 if text.isspace() else 1  # raw counts code points, as kept_chars does
+            continue
+        prev_obj, prev_box, prev_kept = obj, (left, top, right, bottom), False
+        if text in _HYPHEN_MARKS:
+            text = "-"
+        blank = text.isspace()
+        raw_count += 0 if blank else 1
+        if obj:  # a generated space without an object keeps the previous char's style
+            st = styles.get(obj)
+            if st is None:
+                st = styles[obj] = _style(raw, i, rotation)
+        if rotation == 0:
+            x0, x1, y0, y1 = left - fx0, right - fx0, fy1 - top, fy1 - bottom
+        else:
+            x0, y0, x1, y1 = frame.box(left, bottom, right, top)
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
         if not (0 <= mx <= width and 0 <= my <= height):
             continue
-        a, b, _c, _d, e, f = c.get("matrix") or (1, 0, 0, 1, 0, 0)
-        angle = math.degrees(math.atan2(b, a)) if (a or b) else 0.0
-        out.append(
+        if st.upright:
+            get_origin(raw, i, ox_ref, oy_ref)
+            ox, oy, adv = left, oy_c.value, right - left
+        else:
+            get_origin(raw, i, ox_ref, oy_ref)
+            ox, oy = ox_c.value, oy_c.value
+            if rotation:
+                ox, oy = frame.point(ox, oy)
+                oy = -oy
+            adv = _advance(raw, i, n, obj, ox_c.value, oy_c.value, st, (left, bottom, right, top))
+        append(
             Char(
                 text,
-                max(0.0, float(x0)),
-                max(0.0, float(top)),
-                min(float(width), float(x1)),
-                min(float(height), float(bottom)),
-                float(c.get("size") or (bottom - top) or 1.0),
-                str(c.get("fontname") or ""),
-                angle,
-                float(e),
-                float(f),
-                _lightness(c.get("non_stroking_color")),
+                x0 if x0 > 0.0 else 0.0,
+                y0 if y0 > 0.0 else 0.0,
+                x1 if x1 < width else width,
+                y1 if y1 < height else height,
+                st.size,
+                st.fontname,
+                st.angle,
+                ox,
+                oy,
+                st.lightness,
                 i,
-                float(c.get("adv") or (x1 - x0)),
+                adv,
             )
         )
-    return info, out, raw
+        prev_kept = True
+    return out, raw_count
 
 
-def pdf_to_pages(pdf, flags: list[str]) -> Iterator[tuple[PageInfo, list[Char], int]]:  # noqa: ANN001
-    """Each page's chars in turn, releasing pdfplumber's per-page caches as it goes."""
-    for number, page in enumerate(pdf.pages, start=1):
+def _advance(raw: object, i: int, n: int, obj: int, ox: float, oy: float, st: _Style, box: tuple) -> float:
+    """Advance of a char on a turned or sheared baseline: the distance to the next glyph origin of
+    its text object along the baseline, else the loose box's extent along it."""
+    if i + 1 < n and text_object_of(raw, i + 1) == obj:
+        nx, ny = ctypes.c_double(), ctypes.c_double()
+        if pdfium_c.FPDFText_GetCharOrigin(raw, i + 1, nx, ny):
+            step = (nx.value - ox) * st.ux + (ny.value - oy) * st.uy
+            if step > 0:
+                return step
+    left, bottom, right, top = box
+    ext = max((x - ox) * st.ux + (y - oy) * st.uy for x in (left, right) for y in (bottom, top))
+    return max(ext, 0.0)
+
+
+def page_to_chars(page: pdfium.PdfPage, number: int) -> tuple[PageInfo, list[Char], int]:
+    """Visible chars of one PDFium page in its displayed frame; also the drawn non-space char count."""
+    frame = page_frame(page)
+    info = PageInfo(number, frame.width, frame.height)
+    with opened_textpage(page) as textpage:
+        chars, raw_count = textpage_to_chars(textpage, frame)
+    return info, chars, raw_count
+
+
+def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str]) -> Iterator[tuple[PageInfo, list[Char], int]]:
+    """Each page's chars in turn, each page closed before the next is loaded."""
+    for index in range(len(pdf)):
+        number = index + 1
         try:
-            yield page_to_chars(page, number)
-        except Exception:  # a broken content stream on one page must not lose the others
+            with opened_page(pdf, index) as page:
+                yield page_to_chars(page, number)
+        except Exception:  # a broken page (tree entry, content stream) must not lose the others
             if "page_unreadable" not in flags:
                 flags.append("page_unreadable")
             try:
-                w, h = float(page.width), float(page.height)
+                w, h = pdf.get_page_size(index)
             except Exception:
                 w, h = 612.0, 792.0
-            yield PageInfo(number, w, h), [], 0
-        finally:
-            page.close()
+            yield PageInfo(number, float(w), float(h)), [], 0
 
 
 def size_key(size: float) -> float:

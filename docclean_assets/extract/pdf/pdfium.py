@@ -1,0 +1,112 @@
+"""PDFium access shared by the PDF stages: opening documents, page frames (visible box and rotation)
+and the raw pypdfium2 calls the char and graphics layers make per char or per object.
+
+PDFium reports positions in PDF user space (bottom-left origin, y up, MediaBox coordinates). Stages
+work in the page's displayed frame: top-left origin, y down, points, relative to the visible box
+(the CropBox clipped to the MediaBox) and turned by the page's /Rotate.
+"""
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NamedTuple
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+# Per-char calls returning the text object as a plain int (0 for generated chars): PDFium pointers
+# as ints can key a dict, and ctypes skips building a pointer object on every call.
+text_object_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
+    ctypes.cast(pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p).value
+)
+
+
+class PageFrame(NamedTuple):
+    """The visible box of a page in PDF user space and its display rotation."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    rotation: int  # clockwise display rotation, degrees: 0, 90, 180 or 270
+
+    @property
+    def width(self) -> float:
+        """Displayed width, points."""
+        return self.x1 - self.x0 if self.rotation in (0, 180) else self.y1 - self.y0
+
+    @property
+    def height(self) -> float:
+        """Displayed height, points."""
+        return self.y1 - self.y0 if self.rotation in (0, 180) else self.x1 - self.x0
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        """A user-space point in the displayed frame (top-left origin, y down)."""
+        r = self.rotation
+        if r == 0:
+            return x - self.x0, self.y1 - y
+        if r == 90:
+            return y - self.y0, x - self.x0
+        if r == 180:
+            return self.x1 - x, y - self.y0
+        return self.y1 - y, self.x1 - x
+
+    def box(self, left: float, bottom: float, right: float, top: float) -> tuple[float, float, float, float]:
+        """A user-space box (left, bottom, right, top) as (x0, top, x1, bottom) in the displayed frame."""
+        ax, ay = self.point(left, bottom)
+        bx, by = self.point(right, top)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+def page_frame(page: pdfium.PdfPage) -> PageFrame:
+    """The page's visible box: its CropBox clipped to the MediaBox (PDF 32000 14.11.2); the MediaBox
+    when they do not intersect."""
+    mx0, my0, mx1, my1 = page.get_mediabox()
+    cx0, cy0, cx1, cy1 = page.get_cropbox()
+    x0, y0, x1, y1 = max(cx0, mx0), max(cy0, my0), min(cx1, mx1), min(cy1, my1)
+    if x1 <= x0 or y1 <= y0:
+        x0, y0, x1, y1 = mx0, my0, mx1, my1
+    return PageFrame(float(x0), float(y0), float(x1), float(y1), int(page.get_rotation()) % 360)
+
+
+def open_pdf(data: bytes) -> pdfium.PdfDocument:
+    """Open the bytes with PDFium (empty user password), mapping every failure to ExtractionError."""
+    from docclean_assets.extract.api import ExtractionError
+
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if exc.err_code == pdfium_c.FPDF_ERR_PASSWORD:
+            raise ExtractionError("encrypted: needs a password") from exc
+        raise ExtractionError(f"corrupt or unreadable PDF: {exc}") from exc
+    except Exception as exc:  # anything else PDFium's loader trips on
+        raise ExtractionError(f"corrupt or unreadable PDF: {type(exc).__name__}: {exc}") from exc
+
+
+@contextmanager
+def opened_page(pdf: pdfium.PdfDocument, index: int) -> Iterator[pdfium.PdfPage]:
+    """A page (0-based index), closed on exit so its native memory is released deterministically."""
+    page = pdf[index]
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+@contextmanager
+def opened_textpage(page: pdfium.PdfPage) -> Iterator[pdfium.PdfTextPage]:
+    """The page's text page, closed on exit."""
+    textpage = page.get_textpage()
+    try:
+        yield textpage
+    finally:
+        textpage.close()
+
+
+def rgba_lightness(r: int, g: int, b: int) -> float:
+    """Grey level of an RGB colour (0-255 channels; 1 = white); -1 for chromatic colours (channels
+    more than 10% apart, as the pdfplumber-based layer had it)."""
+    if max(r, g, b) - min(r, g, b) > 25.5:
+        return -1.0
+    return (r + g + b) / 765.0
