@@ -75,11 +75,11 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         src = docclean.source(context.partition_key)
         store, settings = docclean.store, docclean.config.settings
         raw = _read(docclean, "raw_files", src.name, RAW_FILES_SCHEMA)
+        previous = store.read_tables(src.name, {"parsed_blocks": BLOCKS_SCHEMA, "parsed_documents": DOCS_SCHEMA})
         blocks, docs, stats = pipeline.parse_source(
-            src, raw, store.read("parsed_blocks", src.name, BLOCKS_SCHEMA),
-            store.read("parsed_documents", src.name, DOCS_SCHEMA), settings, config.extractor, config.force)
-        store.write("parsed_documents", src.name, docs)
-        path = store.write("parsed_blocks", src.name, blocks)
+            src, raw, previous["parsed_blocks"], previous["parsed_documents"], settings, config.extractor, config.force)
+        # one commit under the source's lock: readers and a crash see both tables old or both new
+        path = store.write_tables(src.name, {"parsed_documents": docs, "parsed_blocks": blocks})["parsed_blocks"]
         for doc_path, error in stats.errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
         return _result(path, blocks, BLOCKS_SCHEMA, documents=docs.num_rows, parsed=stats.parsed,
@@ -93,8 +93,9 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                           "(digits normalised), and the site template across a source's pages.")
     def boilerplate_sets(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src = docclean.source(context.partition_key)
-        blocks = _read(docclean, "parsed_blocks", src.name, BLOCKS_SCHEMA)
-        docs = _read(docclean, "parsed_documents", src.name, DOCS_SCHEMA)
+        with docclean.store.locked(src.name):  # the parsed pair from one commit
+            blocks = _read(docclean, "parsed_blocks", src.name, BLOCKS_SCHEMA)
+            docs = _read(docclean, "parsed_documents", src.name, DOCS_SCHEMA)
         table = pipeline.boilerplate_table(src.name, blocks, docs, docclean.config.settings)
         path = docclean.store.write("boilerplate_sets", src.name, table)
         return _result(path, table, BOILERPLATE_SCHEMA, scopes=dg.MetadataValue.json(pipeline.count_by(table, "scope")),

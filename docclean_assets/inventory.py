@@ -2,15 +2,22 @@
 from __future__ import annotations
 
 import datetime as dt
+import http.client
+import os
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
+import uuid
+import zipfile
 from pathlib import Path
 
 from docclean_assets.extract.settings import FetchSettings
-from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
+from docclean_assets.extract.sniff import EXTENSIONS, doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
 from docclean_assets.sources import Source, discover_files
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
+CHUNK_BYTES = 64 * 1024  # body read size between deadline checks
 _CONTENT_TYPES = {"application/pdf": "pdf", "text/html": "html", "application/xhtml+xml": "html",
                   "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
                   "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx"}
@@ -31,8 +38,39 @@ def _row(source: str, path: str, blob: str | None, claimed: str | None, modified
     }
 
 
+def _refused_links(root: Path) -> list[tuple[str, str]]:
+    """(relative path, why) of supported-looking entries discovery skips: links out of the root and
+    dangling links. They get a failed row instead of vanishing silently."""
+    root = root.resolve()
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for fname in filenames:
+            full = Path(dirpath) / fname
+            if fname.startswith((".", "~$")) or full.suffix.lower() not in EXTENSIONS or not full.is_symlink():
+                continue
+            real = full.resolve()
+            if not real.exists():
+                out.append((full.relative_to(root).as_posix(), "refused: dangling symbolic link"))
+            elif not real.is_relative_to(root):
+                out.append((full.relative_to(root).as_posix(), "refused: symbolic link pointing outside the source root"))
+            elif not real.is_file():
+                out.append((full.relative_to(root).as_posix(), "refused: symbolic link to something that is not a file"))
+    return out
+
+
+def _zip_problem(path: Path) -> str | None:
+    """Why a file that starts like a ZIP package cannot be opened as one (truncated, corrupt)."""
+    try:
+        with zipfile.ZipFile(path):
+            return None
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        return f"corrupt or truncated ZIP package ({exc})"
+
+
 def folder_rows(source: Source) -> list[dict]:
-    """Rows for every supported file below the source's folder (hashed and sniffed, never loaded whole)."""
+    """Rows for every supported file below the source's folder (hashed and sniffed, never loaded
+    whole), plus a failed row for every link discovery refuses to follow."""
     assert source.path is not None
     rows = []
     for rel, full in discover_files(source.path):
@@ -40,30 +78,101 @@ def folder_rows(source: Source) -> list[dict]:
         try:
             stat = full.stat()
             modified = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
+            fmt = sniff_file(full)
+            error = None
+            if fmt is None and stat.st_size and claimed in ("docx", "pptx") and _head(full) == b"PK\x03\x04":
+                error = f"{claimed}: {_zip_problem(full) or 'ZIP package without word/document.xml or ppt/presentation.xml'}"
             rows.append(_row(source.name, rel, str(full), claimed, modified, size=stat.st_size,
-                             fmt=sniff_file(full), content_id=file_doc_id(full)))
+                             fmt=fmt, content_id=file_doc_id(full), error=error))
         except OSError as exc:
             rows.append(_row(source.name, rel, str(full), claimed, dt.datetime.now(tz=dt.UTC), size=None,
                              fmt=None, content_id=None, error=f"unreadable: {exc.strerror or exc}"))
-    return rows
+    for rel, why in _refused_links(source.path):
+        rows.append(_row(source.name, rel, None, format_from_extension(rel), dt.datetime.now(tz=dt.UTC),
+                         size=None, fmt=None, content_id=None, error=why))
+    return sorted(rows, key=lambda r: r["path"])
 
 
-def fetch(url: str, limits: FetchSettings) -> tuple[int | None, str | None, bytes | None, str | None]:
-    """(HTTP status, content type, body, error) of one GET with a timeout and a size cap."""
-    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.5"})
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(4)
+
+
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow at most `max_redirections` redirects, and only to http(s) URLs (never file:, ftp:...)."""
+
+    def __init__(self, max_redirects: int) -> None:
+        super().__init__()
+        self.max_redirections = max_redirects
+        self.max_repeats = max_redirects
+
+    def http_error_302(self, req, fp, code, msg, headers):  # type: ignore[no-untyped-def]
+        newurl = headers.get("location") or headers.get("uri") or ""
+        scheme = urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl)).scheme.lower()
+        if scheme not in ("http", "https"):
+            raise urllib.error.HTTPError(req.full_url, code, f"redirect to a {scheme or 'schemeless'}: URL refused "
+                                         "(http and https only)", headers, fp)
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+class _Deadline(Exception):
+    """The whole fetch (connect, redirects, body) took longer than its timeout."""
+
+
+def _read_body(resp, max_bytes: int, deadline: float) -> bytes:  # type: ignore[no-untyped-def]
+    """Up to max_bytes + 1 bytes, in chunks, stopping at the deadline (a server dripping one byte a
+    second never trips the per-socket timeout)."""
+    chunks, size = [], 0
+    while size <= max_bytes:
+        if time.monotonic() > deadline:
+            raise _Deadline
+        chunk = resp.read1(min(CHUNK_BYTES, max_bytes + 1 - size))  # what has arrived, not a full chunk
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _fetch_once(opener, req, limits: FetchSettings) -> tuple[int | None, str | None, bytes | None, str | None]:  # type: ignore[no-untyped-def]
+    started = time.monotonic()
+    deadline = started + limits.timeout_s
     try:
-        max_bytes = limits.max_bytes
-        with urllib.request.urlopen(req, timeout=limits.timeout_s) as resp:  # noqa: S310 - http(s) only, validated in sources
-            body = resp.read(max_bytes + 1)
+        with opener.open(req, timeout=limits.timeout_s) as resp:
+            body = _read_body(resp, limits.max_bytes, deadline)
             ctype = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            if len(body) > max_bytes:
-                return resp.status, ctype, None, f"response larger than {max_bytes} bytes"
+            if len(body) > limits.max_bytes:
+                return resp.status, ctype, None, f"response larger than {limits.max_bytes} bytes"
             return resp.status, ctype, body, None
     except urllib.error.HTTPError as exc:
         return exc.code, None, None, f"HTTP {exc.code} {exc.reason}"
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return None, None, None, f"fetch failed: {reason}"
+    except _Deadline:
+        return None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s"
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        if isinstance(reason, TimeoutError) or "timed out" in str(reason):
+            return None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s"
+        return None, None, None, f"fetch failed: {type(reason).__name__ if not str(reason) else reason}"
+
+
+def fetch(url: str, limits: FetchSettings) -> tuple[int | None, str | None, bytes | None, str | None]:
+    """(HTTP status, content type, body, error) of one GET with a timeout, a size cap and http(s)-only
+    redirects; a 5xx answer or a connection failure is retried with exponential backoff, a 4xx never."""
+    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.5"})
+    opener = urllib.request.build_opener(_HttpOnlyRedirects(limits.max_redirects))
+    attempt = 0
+    while True:
+        status, ctype, body, error = _fetch_once(opener, req, limits)
+        transient = error is not None and (status is None or status >= 500) and "redirect" not in error \
+            and "larger than" not in error
+        if not transient or attempt >= limits.retries:
+            if transient and attempt:
+                error = f"{error} (after {attempt + 1} attempts)"
+            return status, ctype, body, error
+        attempt += 1
+        time.sleep(limits.retry_base_delay_s * 2 ** (attempt - 1))  # backoff before retry n
 
 
 def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict]:
@@ -71,14 +180,17 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict
     blob_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for url in source.urls:
-        status, ctype, body, error = fetch(url, limits)
+        try:
+            status, ctype, body, error = fetch(url, limits)
+        except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's row, never the source's
+            status, ctype, body, error = None, None, None, f"fetch failed: {type(exc).__name__}: {exc}"
         now = dt.datetime.now(tz=dt.UTC)
         claimed = _CONTENT_TYPES.get(ctype or "") or format_from_extension(url.split("?")[0])
         blob = None
         if body is not None:
             blob_path = blob_dir / doc_id(body)
             if not blob_path.exists():
-                tmp = blob_path.with_suffix(".tmp")
+                tmp = blob_path.with_suffix(f".{uuid.uuid4().hex}.tmp")  # concurrent runs never share it
                 tmp.write_bytes(body)
                 tmp.replace(blob_path)
             blob = str(blob_path)

@@ -47,9 +47,11 @@ def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRule
     if not data:
         raise ExtractionError("empty file (0 bytes)")
     if fmt == "pdf":
+        from docclean_assets.extract.guard import merge_flooded, plan_pdf
         from docclean_assets.extract.pdf import extract_pdf
 
-        return extract_pdf(data, settings)
+        plan = plan_pdf(data, settings.limits)  # page cap; pages over the char cap set aside
+        return merge_flooded(extract_pdf(plan.data, settings), plan)
     if fmt == "docx":
         from docclean_assets.extract.docx import extract_docx
 
@@ -59,7 +61,9 @@ def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRule
 
         return extract_pptx(data, settings, speaker_notes=speaker_notes)
     if fmt == "html":
+        from docclean_assets.extract.guard import check_html_bytes
         from docclean_assets.extract.html import extract_html
 
+        check_html_bytes(data, settings.limits)
         return extract_html(data, settings, rules=html_rules, url=url)
     raise ExtractionError(f"unsupported format {fmt!r}")

@@ -23,8 +23,8 @@ from docclean_assets.extract.docx_body import (
     w,
 )
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars
-from docclean_assets.extract.office_common import check_package, extraction_error, iter_text_nodes, parse_xml, tidy
-from docclean_assets.extract.settings import Settings
+from docclean_assets.extract.office_common import library_error, check_package, extraction_error, iter_text_nodes, parse_xml, tidy
+from docclean_assets.extract.settings import LimitSettings, Settings
 
 _RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -76,8 +76,8 @@ class _Emitter:
                 self.add(kind or Kind.PARAGRAPH, box, drop=drop, anchor=handle, meta=meta)
 
 
-def _open(data: bytes):
-    check_package(data, "docx")
+def _open(data: bytes, limits: LimitSettings):
+    check_package(data, "docx", limits)
     try:
         import docx  # python-docx
 
@@ -123,9 +123,23 @@ def _raw_chars(roots: list[etree._Element]) -> int:
 
 
 def extract_docx(data: bytes, settings: Settings) -> Extraction:
+    """See `_extract_docx`; a package that makes the OOXML library itself fail is refused with its error."""
+    from docclean_assets.extract.api import ExtractionError
+
+    try:
+        return _extract_docx(data, settings)
+    except ExtractionError:
+        raise
+    except Exception as exc:
+        refused = library_error("docx", exc)
+        if refused is None:
+            raise
+        raise refused from exc
+
+
+def _extract_docx(data: bytes, settings: Settings) -> Extraction:
     """Blocks of a DOCX in reading order, with revision, comment and object counts."""
-    del settings  # no DOCX threshold is needed yet; OfficeSettings holds the PPTX geometry ones
-    document = _open(data)
+    document = _open(data, settings.limits)  # no DOCX layout threshold; only the package limits apply
     root = document.part.element
     body = root.find(w("body"))
     if body is None:

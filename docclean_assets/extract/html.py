@@ -17,6 +17,7 @@ from selectolax.lexbor import LexborHTMLParser
 from docclean_assets.extract.html_dom import Unit, key, markdown_table, segment
 from docclean_assets.extract.html_jsonld import article_bodies, body_paragraphs
 from docclean_assets.extract.html_match import Matcher, Seg, segments
+from docclean_assets.extract.guard import check_html_depth
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.settings import HtmlSettings, Settings
 
@@ -176,6 +177,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     if replaced:
         report.flag("encoding_replaced")
     tree = LexborHTMLParser(text)
+    check_html_depth(tree.root, settings.limits)
     title, title_src = _page_title(tree)
     trace["title"] = title
 

@@ -19,7 +19,7 @@ from docclean_assets.extract.settings import LimitSettings
 
 DEFAULT_EXTRACTOR = "docclean_assets.extract.isolate:extract_file"
 # Modules the fork server imports once so every worker starts warm.
-_PRELOAD = ["docclean_assets.extract.api", "pdfplumber", "docx", "pptx", "trafilatura", "selectolax.lexbor"]
+_PRELOAD = ["docclean_assets.extract.api", "pypdfium2", "docx", "pptx", "trafilatura", "selectolax.lexbor"]
 _CTX = mp.get_context("forkserver")
 _CTX.set_forkserver_preload(_PRELOAD)
 
@@ -41,6 +41,10 @@ class Outcome:
     result: Any
     error: str | None
     seconds: float
+    # ok | refused (an ExtractionError: the document is unreadable, and says why) | crash (any other
+    # exception escaping the extractor: a backend bug) | timeout | memory | died (killed, segfault)
+    kind: str = "ok"
+    peak_rss_mb: float | None = None  # the worker's peak resident memory, when it reported back
 
 
 def extract_file(blob: str, fmt: str, **options: Any) -> Any:
@@ -61,8 +65,13 @@ def resolve(dotted: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), name)
 
 
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, MiB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _child(conn: Connection, extractor: str, job: Job, memory_mb: int) -> None:
-    """Worker body: cap memory, run the extractor, send ('ok', result) or ('error', message)."""
+    """Worker body: cap memory, run the extractor, send (kind, payload, peak RSS MiB)."""
     limit = memory_mb * 1024 * 1024
     try:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -70,20 +79,26 @@ def _child(conn: Connection, extractor: str, job: Job, memory_mb: int) -> None:
         pass  # the platform refuses the cap; the wall-clock limit still applies
     try:
         result = resolve(extractor)(job.blob, job.fmt, **job.options)
-        conn.send(("ok", result))
+        conn.send(("ok", result, _peak_rss_mb()))
     except MemoryError:
-        conn.send(("error", f"memory limit exceeded ({memory_mb} MiB)"))
+        conn.send(("memory", f"memory limit exceeded ({memory_mb} MiB)", _peak_rss_mb()))
+    except RecursionError as exc:
+        conn.send(("crash", f"RecursionError: {exc}{_where(exc)}", _peak_rss_mb()))
     except Exception as exc:  # noqa: BLE001 - every failure becomes the document's error row
         from docclean_assets.extract.api import ExtractionError
 
         if isinstance(exc, ExtractionError):
-            conn.send(("error", str(exc)))
+            conn.send(("refused", str(exc), _peak_rss_mb()))
         else:
-            last = traceback.extract_tb(exc.__traceback__)[-1:]
-            where = f" at {os.path.basename(last[0].filename)}:{last[0].lineno}" if last else ""
-            conn.send(("error", f"{type(exc).__name__}: {exc}{where}"))
+            conn.send(("crash", f"{type(exc).__name__}: {exc}{_where(exc)}", _peak_rss_mb()))
     finally:
         conn.close()
+
+
+def _where(exc: BaseException) -> str:
+    """' at file.py:line' of the innermost frame, so a crash report points at the backend line."""
+    last = traceback.extract_tb(exc.__traceback__)[-1:]
+    return f" at {os.path.basename(last[0].filename)}:{last[0].lineno}" if last else ""
 
 
 @contextmanager
@@ -135,7 +150,7 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
                     r.proc.kill()
                     r.proc.join()
                     conn.close()
-                    yield r.job, Outcome(None, f"timed out after {limits.timeout_s:g} s", now - r.started)
+                    yield r.job, Outcome(None, f"timed out after {limits.timeout_s:g} s", now - r.started, "timeout")
     finally:
         for r in running.values():
             r.proc.kill()
@@ -145,15 +160,17 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
 def _finish(r: _Running) -> tuple[Job, Outcome]:
     """Collect a worker whose pipe is readable or closed."""
     try:
-        status, payload = r.conn.recv()
+        kind, payload, peak = r.conn.recv()
     except (EOFError, OSError):
-        status, payload = "error", None
+        kind, payload, peak = "died", None, None
+    except Exception as exc:  # noqa: BLE001 - a result that cannot be unpickled is that document's error
+        kind, payload, peak = "crash", f"unreadable worker result ({type(exc).__name__}: {exc})", None
     r.proc.join()
     r.conn.close()
     seconds = time.monotonic() - r.started
-    if status == "ok":
-        return r.job, Outcome(payload, None, seconds)
+    if kind == "ok":
+        return r.job, Outcome(payload, None, seconds, "ok", peak)
     if payload is None:
         code = r.proc.exitcode
         payload = f"worker died (exit code {code}{', likely out of memory' if code == -9 else ''})"
-    return r.job, Outcome(None, payload, seconds)
+    return r.job, Outcome(None, payload, seconds, kind, peak)

@@ -13,6 +13,7 @@ from lxml import etree
 
 from docclean_assets.extract.model import BBox, Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.office_common import (
+    library_error,
     MC_ALTERNATE,
     alternate_branch,
     check_package,
@@ -24,7 +25,7 @@ from docclean_assets.extract.office_common import (
     tidy,
 )
 from docclean_assets.extract.pptx_layout import reading_order
-from docclean_assets.extract.settings import Settings
+from docclean_assets.extract.settings import LimitSettings, Settings
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
@@ -315,8 +316,8 @@ class _SlideReader:
             self.shapes.append(_Shape(box, entries))
 
 
-def _open(data: bytes):
-    check_package(data, "pptx")
+def _open(data: bytes, limits: LimitSettings):
+    check_package(data, "pptx", limits)
     try:
         import pptx  # python-pptx
 
@@ -397,10 +398,25 @@ def _comments(slide, authors: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -> Extraction:
+    """See `_extract_pptx`; a package that makes the OOXML library itself fail is refused with its error."""
+    from docclean_assets.extract.api import ExtractionError
+
+    try:
+        return _extract_pptx(data, settings, speaker_notes)
+    except ExtractionError:
+        raise
+    except Exception as exc:
+        refused = library_error("pptx", exc)
+        if refused is None:
+            raise
+        raise refused from exc
+
+
+def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -> Extraction:
     """Blocks of a PPTX in reading order: one page per slide, bboxes in points. Without
     `speaker_notes` the notes are neither emitted nor counted (flag speaker_notes_omitted)."""
     office = settings.office
-    prs = _open(data)
+    prs = _open(data, settings.limits)
     report = DocReport(format="pptx")
     authors = _comment_authors(prs)
     blocks: list[Block] = []

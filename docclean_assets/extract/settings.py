@@ -45,6 +45,22 @@ class PdfSettings:
     # Federal Register gutters measure 1.08 em (9.7 pt at 9 pt), LaTeX ones >= 1.8 em; stretched
     # justified spaces in the corpus stay below 0.8 em.
     line_split_gap_em: float = 1.0
+    # ...but only when the gap is structural: in at least `split_min_support_rows` of the nearest
+    # `split_context_rows` rows above and below (within `split_context_em` em) the gap's middle is
+    # empty with words on both sides, and more rows agree than have a word there. Justified spaces
+    # in narrow columns reach 1.5-2 em at a different x on every row (the notebook-practices sample,
+    # ACL two-column papers), gutters and table cell boundaries line up down the page.
+    split_context_rows: int = 3
+    split_min_support_rows: int = 2
+    split_context_em: float = 6.0
+    # Supporting rows must have their word beside the gap start where this row's next word starts
+    # (left-aligned column or cell) or end where its previous word ends (right-aligned), within
+    # this many em: column and cell edges align to a fraction of a point, while inside justified
+    # text neighbouring words fall 0.25-1 em apart at random (notebook-practices sample, row 32).
+    split_align_em: float = 0.2
+    # A gap this wide (em) splits a row without support from its neighbours (a one-row table, a
+    # label and a value far apart); stretched justified spaces stay below ~3 em.
+    isolated_split_gap_em: float = 4.0
     # After gutters are known, a line crossing one is split at a word gap of at least this many em
     # lying in the gutter band (lines merged across a narrow gutter); normal spaces are ~0.25 em.
     gutter_split_gap_em: float = 0.6
@@ -216,6 +232,10 @@ class BoilerplateSettings:
     min_docs: int = 3
     # Longer texts are never template: a repeated 300-character paragraph is a quotation.
     max_chars: int = 200
+    # A band text on a page without the repeated head, whose box lies within this many points of
+    # the head's box (top and bottom) in the same font size, is that head's alternate (even/odd
+    # heads, a head that names the section); heads sit on a fixed baseline, 2 pt absorbs rounding.
+    slot_tolerance_pt: float = 2.0
 
     def __post_init__(self) -> None:
         _check_positive(self)
@@ -246,8 +266,9 @@ class LimitSettings:
     # 6 pt tables) carry 10-20k; layout analysis of a 200k-char page takes ~20 s.
     pdf_max_page_chars: int = 50_000
     # HTML larger than this, MiB, is refused: parse time grows with the square of the size (a page
-    # of plain paragraphs: 1 MiB 1 s, 4 MiB 11 s, 8 MiB 43 s); real article pages weigh 0.05-3 MiB.
-    html_max_mib: float = 8.0
+    # of plain paragraphs: 1 MiB 1 s, 4 MiB 11 s, 8 MiB 43 s idle and 120 s on 2 busy cores), so 5 MiB
+    # stays well inside timeout_s; real article pages weigh 0.05-3 MiB.
+    html_max_mib: float = 5.0
     # Element nesting depth of an HTML page above which it is refused (estimated from the tags, then
     # measured on the DOM); Blink caps its DOM at 512 levels; the 253 corpus pages estimate <= 137.
     html_max_depth: int = 512

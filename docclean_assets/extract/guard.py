@@ -1,0 +1,156 @@
+"""Caps checked before (or around) a backend so hostile input is refused or degraded, never parsed
+without bound: pages per PDF, characters per PDF page, HTML size and nesting depth. The OOXML zip
+caps live in office_common.check_package (they need the zip directory)."""
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+
+from docclean_assets.extract.model import Block, Extraction, Kind, count_chars, renumber
+from docclean_assets.extract.settings import LimitSettings
+
+CHAR_CAP_FLAG = "page_char_cap"  # a page's text came as plain lines, without layout analysis
+ENCRYPTED_FLAG = "encrypted"  # opened with the empty user password (owner password only)
+
+
+def _error(message: str) -> Exception:
+    from docclean_assets.extract.api import ExtractionError
+
+    return ExtractionError(message)
+
+
+@dataclass
+class PdfPlan:
+    """What the PDF backend should see: the bytes (flooded pages blanked) and the set-aside text."""
+
+    data: bytes
+    flooded: dict[int, str] = field(default_factory=dict)  # 1-based page -> its plain text
+    encrypted: bool = False
+
+
+def plan_pdf(data: bytes, limits: LimitSettings) -> PdfPlan:
+    """Refuse a PDF with more than `pdf_max_pages` pages; blank every page holding more than
+    `pdf_max_page_chars` characters (its text is kept as plain lines, see `merge_flooded`).
+    Files PDFium cannot open go to the backend unchanged: it words their error."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except Exception:  # noqa: BLE001 - corrupt or encrypted: the backend says which
+        return PdfPlan(data)
+    try:
+        n = len(pdf)
+        if n > limits.pdf_max_pages:
+            raise _error(f"pdf: too many pages: {n} (limit {limits.pdf_max_pages} pages)")
+        encrypted = pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) != -1
+        flooded: dict[int, str] = {}
+        for i in range(n):
+            try:
+                page = pdf[i]
+            except pdfium.PdfiumError:
+                continue  # an unloadable page: the backend flags or words it
+            try:
+                text_page = page.get_textpage()
+                if text_page.count_chars() > limits.pdf_max_page_chars:
+                    text = text_page.get_text_range()
+                    if count_chars(text) > limits.pdf_max_page_chars:
+                        flooded[i + 1] = text
+                text_page.close()
+            except pdfium.PdfiumError:
+                pass  # the backend flags an unreadable page itself
+            finally:
+                page.close()
+        if not flooded:
+            return PdfPlan(data, encrypted=encrypted)
+        return PdfPlan(_blank_pages(pdf, flooded), flooded, encrypted)
+    finally:
+        pdf.close()
+
+
+def _blank_pages(pdf, pages: dict[int, str]) -> bytes:  # noqa: ANN001 - a pypdfium2.PdfDocument
+    """A copy of the document where the given 1-based pages are empty pages of the same size."""
+    import pypdfium2 as pdfium
+
+    out = pdfium.PdfDocument.new()
+    try:
+        for i in range(len(pdf)):
+            if i + 1 in pages:
+                width, height = pdf.get_page_size(i)
+                out.new_page(width, height).close()
+            else:
+                out.import_pages(pdf, [i])
+        buf = io.BytesIO()
+        out.save(buf)
+        return buf.getvalue()
+    finally:
+        out.close()
+
+
+def merge_flooded(result: Extraction, plan: PdfPlan) -> Extraction:
+    """The backend's blocks with each flooded page's text inserted as plain paragraphs, in page order."""
+    if plan.encrypted:
+        result.report.flag(ENCRYPTED_FLAG)
+    if not plan.flooded:
+        return result
+    extra = []
+    for page, text in sorted(plan.flooded.items()):
+        lines = [ln.strip() for ln in text.replace("\r\n", "\n").split("\n")]
+        extra += [Block(kind=Kind.PARAGRAPH, text=ln, page=page, meta=(("degraded", CHAR_CAP_FLAG),)) for ln in lines if ln]
+        result.report.raw_chars += count_chars(text)
+    blocks = sorted(result.blocks + extra, key=lambda b: b.page or 0)  # stable: each page keeps its order
+    result.report.flag(CHAR_CAP_FLAG)
+    if extra and "no_text_layer" in result.report.flags:  # only the set-aside pages had text
+        result.report.flags.remove("no_text_layer")
+    result.report.pages = max(result.report.pages, max(plan.flooded))
+    return Extraction(renumber(blocks), result.report, result.trace)
+
+
+_TAG = re.compile(rb"<(/?)([a-zA-Z][a-zA-Z0-9-]*)")
+# Elements that never nest (void) or whose end tag is optional (an open one is closed by a sibling):
+# counting them would overstate the depth of ordinary sloppy pages.
+_FLAT = frozenset(b"""area base br col embed hr img input link meta param source track wbr p li dt dd tr td th
+    option optgroup thead tbody tfoot colgroup caption rb rt rp html head body""".split())
+_RAW = frozenset({b"script", b"style", b"textarea", b"title", b"xmp", b"noscript"})
+
+
+def check_html_bytes(data: bytes, limits: LimitSettings) -> None:
+    """Refuse an HTML page larger than `html_max_mib`, or whose tags open more than `html_max_depth`
+    levels (an estimate from the bytes: the HTML parser itself is quadratic in the nesting depth)."""
+    if len(data) > limits.html_max_mib * (1 << 20):
+        raise _error(f"html: page too large: {len(data) / (1 << 20):.1f} MiB (limit {limits.html_max_mib:g} MiB)")
+    depth, raw_until = 0, None
+    for m in _TAG.finditer(data):
+        closing, tag = m.group(1), m.group(2).lower()
+        if raw_until is not None:  # inside script/style: only its own end tag counts
+            if closing and tag == raw_until:
+                raw_until = None
+            continue
+        if tag in _RAW and not closing:
+            raw_until = tag
+        elif tag not in _FLAT:
+            depth = max(0, depth - 1) if closing else depth + 1
+            if depth > limits.html_max_depth:
+                raise _error(_too_deep(limits))
+
+
+def _too_deep(limits: LimitSettings) -> str:
+    return f"html: elements nested more than {limits.html_max_depth} levels deep (limit html_max_depth)"
+
+
+def check_html_depth(root, limits: LimitSettings) -> None:  # noqa: ANN001 - a selectolax LexborNode
+    """Refuse a DOM nested deeper than `html_max_depth` elements (later stages keep per-node paths,
+    quadratic in the depth). Iterative: the walk itself must not recurse."""
+    if root is None:
+        return
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.html_max_depth:
+            raise _error(_too_deep(limits))
+        child = node.child
+        while child is not None:
+            if child.tag and not child.tag.startswith("-"):
+                stack.append((child, depth + 1))
+            child = child.next
