@@ -82,7 +82,36 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
         if len(where) >= need and pattern:
             repeats.append(Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band)))
-    return repeats
+    return repeats + _slot_mates(doc_id, blocks, pages, repeats, s)
+
+
+def _slot(b: Block) -> tuple[float, float, str | None]:
+    return (b.bbox.y0, b.bbox.y1, b.get_meta("font_size")) if b.bbox else (0.0, 0.0, None)
+
+
+def _slot_mates(doc_id: str, blocks: list[Block], pages: int, repeats: list[Repeat], s: BoilerplateSettings) -> list[Repeat]:
+    """Band texts set in the very slot of a repeated head (same baseline band, same size) on a
+    page that lacks it: the other half of alternating even/odd heads, or a head that varies."""
+    found = {(r.band, r.pattern) for r in repeats}
+    slots: dict[str, list[tuple[float, float, str | None]]] = defaultdict(list)
+    pages_with: dict[str, set[int]] = defaultdict(set)
+    for b in blocks:
+        band = band_of(b, s.band_fraction) if b.drop_reason is None else None
+        if band is not None and (band, pattern_of(b.text)) in found:
+            slots[band].append(_slot(b))
+            pages_with[band].add(b.page)  # type: ignore[arg-type]
+    mates: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    for b in blocks:
+        band = band_of(b, s.band_fraction) if b.drop_reason is None and len(b.text) <= s.max_chars else None
+        if band is None or (band, pattern_of(b.text)) in found or b.page in pages_with[band]:
+            continue
+        y0, y1, size = _slot(b)
+        if any(abs(y0 - a) <= s.slot_tolerance_pt and abs(y1 - c) <= s.slot_tolerance_pt and size == z
+               for a, c, z in slots[band]):
+            mates[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
+    return [Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
+                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band))
+            for (band, pattern), where in sorted(mates.items())]
 
 
 def docs_to_template_repeats(docs: Iterable[tuple[str, list[Block]]], s: BoilerplateSettings) -> list[Repeat]:

@@ -129,6 +129,18 @@ class DocRef:
     format: str | None
 
 
+def _utf8(text: str | None) -> str | None:
+    """Text Parquet can store: a lone surrogate from a broken font map becomes U+FFFD instead of
+    failing the whole partition's write."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in text)
+
+
 def block_to_row(ref: DocRef, b: Block) -> dict:
     """One BLOCKS_SCHEMA row."""
     box = b.bbox
@@ -137,7 +149,7 @@ def block_to_row(ref: DocRef, b: Block) -> dict:
         "seq": b.seq, "page": b.page,
         "x0": box.x0 if box else None, "y0": box.y0 if box else None,
         "x1": box.x1 if box else None, "y1": box.y1 if box else None,
-        "kind": b.kind, "text": b.text, "orig_text": b.orig_text, "drop_reason": b.drop_reason,
+        "kind": b.kind, "text": _utf8(b.text), "orig_text": _utf8(b.orig_text), "drop_reason": b.drop_reason,
         "level": b.level, "anchor": b.anchor, "meta": list(b.meta),
     }
 

@@ -75,3 +75,18 @@ def test_shared_heading_kept_when_it_heads_distinct_content():
     repeats = docs_to_template_repeats(docs, S)
     out = apply_repeats("x", docs[0][1], repeats, S)
     assert [b.drop_reason for b in out] == ["site_template", "site_template", None, None]
+
+
+def test_alternate_head_in_the_same_slot_is_a_running_head():
+    meta = META + (("font_size", "8.0"),)
+    blocks = []
+    for p in range(1, 5):
+        head = "Journal of Irreproducible Results, Vol. 3" if p < 4 else "Okafor & Lindqvist · Notebook Practices"
+        blocks += [Block("paragraph", head, page=p, bbox=BBox(72, 30, 300, 40), meta=meta),
+                   Block("paragraph", f"Body of page {p}, which continues a sentence", page=p, bbox=BBox(72, 100, 540, 700), meta=meta)]
+    # Same band, other slot: a section title set lower and larger is not the head's alternate.
+    blocks.append(Block("paragraph", "4 Discussion", page=4, bbox=BBox(72, 50, 200, 62), meta=META + (("font_size", "12.0"),)))
+    repeats = blocks_to_page_repeats("d", blocks, 4, S)
+    out = {b.text: b.drop_reason for b in apply_repeats("d", blocks, repeats, S)}
+    assert out["Okafor & Lindqvist · Notebook Practices"] == "running_head"
+    assert out["4 Discussion"] is None

@@ -67,3 +67,13 @@ def test_file_sniffing_matches_byte_sniffing(tmp_path):
         p.write_bytes(data)
         assert sniff_file(p) == sniff_format(data), name
         assert file_doc_id(p) == doc_id(data)
+
+
+def test_lone_surrogates_never_fail_a_parquet_write(tmp_path):
+    import pyarrow.parquet as pq
+
+    ref = DocRef("s", "abc", "x.pdf", "pdf")
+    table = blocks_to_table([(ref, Block("paragraph", "ok \udb82\udc54 end", orig_text="\udb82"))])
+    pq.write_table(table, tmp_path / "t.parquet")
+    row = pq.read_table(tmp_path / "t.parquet").to_pylist()[0]
+    assert row["text"] == "ok \ufffd\ufffd end" and row["orig_text"] == "\ufffd"

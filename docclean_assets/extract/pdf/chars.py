@@ -111,7 +111,20 @@ def _texts(raw: object, n: int) -> list[str] | str:
     text = ctypes.string_at(buf, 2 * max(0, got - 1)).decode("utf-16-le", "replace")
     if len(text) == n:
         return text
-    return [chr(pdfium_c.FPDFText_GetUnicode(raw, i)) for i in range(n)]
+    # Characters beyond the BMP take two indices (a surrogate pair): the pair's character goes to
+    # the first index and the second gets "" (skipped); a lone surrogate becomes U+FFFD.
+    units = [pdfium_c.FPDFText_GetUnicode(raw, i) for i in range(n)]
+    out = []
+    for i, u in enumerate(units):
+        if 0xD800 <= u < 0xDC00 and i + 1 < n and 0xDC00 <= units[i + 1] < 0xE000:
+            out.append(chr(0x10000 + ((u - 0xD800) << 10) + (units[i + 1] - 0xDC00)))
+        elif 0xDC00 <= u < 0xE000 and i > 0 and 0xD800 <= units[i - 1] < 0xDC00:
+            out.append("")
+        elif 0xD800 <= u < 0xE000:
+            out.append("\ufffd")
+        else:
+            out.append(chr(u))
+    return out
 
 
 def _is_generated(raw: object, i: int) -> bool:
@@ -145,6 +158,8 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[l
     for i in range(n):
         obj = text_object_of(raw, i)
         text = texts[i]
+        if not text:  # the second half of a surrogate pair
+            continue
         if not obj and (text != " " or st is None or st.upright):  # generated CR/LF, space
             continue
         get_box(raw, i, box_ref)

@@ -1,7 +1,7 @@
 """Stage 4: column gutters of a page, found geometrically from the x-projection of its blocks.
 
-A gutter is an interior x-band crossed by blocks over at most `gutter_max_cover` of the page's text
-height, with a prose column on each side. A gap that exists only beside a figure (text above and
+A gutter is an interior x-band crossed by blocks over at most `gutter_max_cover` of the text height
+stacked at the page's densest x-position, with a prose column on each side. A gap that exists only beside a figure (text above and
 below it runs across) is crossed over most of the height and is therefore no gutter.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ class Gutter(NamedTuple):
 
     x0: float
     x1: float
-    cover: float  # fraction of the text height crossed by blocks inside the band
+    cover: float  # text height crossing the band, as a fraction of the densest x-position's
 
     @property
     def mid(self) -> float:
@@ -50,7 +50,10 @@ def _candidates(blocks: list[PBlock], settings: PdfSettings) -> tuple[list[Gutte
     if nbins < 3 or height <= 0:
         return [], left, right, height
     cov = _coverage(blocks, left, nbins)
-    limit = settings.gutter_max_cover * height
+    # Relative to the densest x-position, not the page: a footer far below the columns (or a short
+    # page) must not make the columns themselves look empty (community-bulletin sample).
+    peak = max(cov) or 1.0
+    limit = settings.gutter_max_cover * peak
     out: list[Gutter] = []
     i = 0
     while i < nbins:
@@ -78,7 +81,7 @@ def _candidates(blocks: list[PBlock], settings: PdfSettings) -> tuple[list[Gutte
                 k = m
             a, b = best
             if b - a >= settings.gutter_min_width_pt:
-                out.append(Gutter(left + a, left + b, max(cov[a:b]) / height))
+                out.append(Gutter(left + a, left + b, max(cov[a:b]) / peak))
         i = j
     return out, left, right, height
 

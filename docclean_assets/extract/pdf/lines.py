@@ -128,25 +128,58 @@ def make_line(words: list[Word]) -> Line:
 
 
 def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
-    """Lines sorted by top: each row's words split where the gap exceeds `line_split_gap_em`."""
-    lines: list[Line] = []
+    """Lines sorted by top: each row's words split at gaps wider than `line_split_gap_em` that line
+    up with empty space in the neighbouring rows (gutters, table cells), never at a stretched
+    justified space that only this row has."""
+    rows: list[list[Word]] = []
     i = 0
     while i < len(words):
         j = i
         while j < len(words) and words[j].row == words[i].row:
             j += 1
-        row = sorted(words[i:j], key=lambda w: w.x0)
+        rows.append(sorted(words[i:j], key=lambda w: w.x0))
+        i = j
+    lines: list[Line] = []
+    for r, row in enumerate(rows):
         cur: list[Word] = [row[0]]
         for w in row[1:]:
             p = cur[-1]
-            if w.x0 - p.x1 > settings.line_split_gap_em * max(w.size, p.size):
+            size = max(w.size, p.size)
+            gap = w.x0 - p.x1
+            if gap > settings.line_split_gap_em * size and (
+                gap > settings.isolated_split_gap_em * size or _gap_supported(rows, r, p, w, size, settings)
+            ):
                 lines.append(make_line(cur))
                 cur = []
             cur.append(w)
         lines.append(make_line(cur))
-        i = j
     lines.sort(key=lambda ln: (ln.top, ln.x0))
     return _attach_raised(lines, settings.word_gap_em)
+
+
+def _gap_supported(rows: list[list[Word]], r: int, p: Word, w: Word, size: float, s: PdfSettings) -> bool:
+    """Whether the rows around row r repeat the gap between p and w: x = its middle empty, and the
+    words beside it starting (or ending) where w starts (or p ends), as at a gutter or a cell
+    boundary; more such rows than rows that put a word across it."""
+    mid, tol = (p.x1 + w.x0) / 2, s.split_align_em * size
+    support = against = 0
+    top = rows[r][0].top
+    for step in (-1, 1):
+        seen, q = 0, r + step
+        while 0 <= q < len(rows) and seen < s.split_context_rows and abs(rows[q][0].top - top) <= s.split_context_em * size:
+            row = rows[q]
+            if any(v.x0 <= mid <= v.x1 for v in row):
+                against += 1
+                seen += 1
+            else:
+                before = [v for v in row if v.x1 < mid]
+                after = [v for v in row if v.x0 > mid]
+                if before and after:
+                    seen += 1
+                    if abs(after[0].x0 - w.x0) <= tol or abs(before[-1].x1 - p.x1) <= tol:
+                        support += 1
+            q += step
+    return support >= s.split_min_support_rows and support > against
 
 
 def _join_words(a: Word, b: Word) -> Word:
