@@ -38,3 +38,21 @@ samples-check: $(STAMP)
 
 clean:
 	rm -rf data/out .dagster_home
+
+# Benchmark (not part of `make test`): docclean side by side with its peers on ../shared/corpus/.
+# bench writes bench/RESULTS.md, bench/results.json and checks bench/baseline.json (the quality gate);
+# bench-quick runs a representative subset in a few minutes and writes to bench/out/ only.
+BENCH_ARGS ?=
+.PHONY: bench bench-quick
+bench: $(STAMP)
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+bench-quick: $(STAMP)
+	$(BIN)/python -m bench.run --quick $(BENCH_ARGS)
+
+# Mutation fuzzing of the extraction library (not part of `make test`): mutants of data/samples/
+# through the isolated workers; reports crashes, hangs and memory spikes (exit 1 when any is found).
+FUZZ_ARGS ?= --count 2000
+.PHONY: fuzz
+fuzz: $(STAMP)
+	$(BIN)/python scripts/fuzz.py $(FUZZ_ARGS)

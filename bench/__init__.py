@@ -1,0 +1,1 @@
+"""docclean benchmark harness (see bench/README.md)."""

@@ -1,0 +1,76 @@
+"""Creates and caches the virtual environments and helper libraries the bench needs (pip from PyPI)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+VENVS = BENCH / ".venvs"
+PROJECT_PY = ROOT / ".venv" / "bin" / "python"
+BASE_PY = os.environ.get("BENCH_BASE_PYTHON", "python3.11")
+
+# Pinned peer requirements; each set gets its own venv because their pins conflict with ours.
+PEER_VENVS = {
+    "markitdown": ["markitdown[all]==0.1.9", "psutil"],
+    "unstructured": ["unstructured[docx,pptx,pdf]==0.27.35", "psutil"],
+}
+# Metric helpers installed with --target (not into the project venv): olmOCR-bench's own matchers.
+EVALLIB_REQS = ["rapidfuzz==3.14.6", "fuzzysearch==0.8.1"]
+EVALLIB = VENVS / "evallib"
+
+
+def _stamp(reqs: list[str]) -> str:
+    """A short hash of a requirement list, so a changed pin reinstalls."""
+    return hashlib.sha256("\n".join(reqs).encode()).hexdigest()[:16]
+
+
+def _log(msg: str) -> None:
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def ensure_evallib() -> Path:
+    """Install rapidfuzz and fuzzysearch under bench/.venvs/evallib and put it on sys.path."""
+    stamp = EVALLIB / f".stamp-{_stamp(EVALLIB_REQS)}"
+    if not stamp.exists():
+        _log(f"installing {' '.join(EVALLIB_REQS)} into {EVALLIB}")
+        EVALLIB.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--upgrade",
+                        "--target", str(EVALLIB), *EVALLIB_REQS], check=True)
+        stamp.touch()
+    if str(EVALLIB) not in sys.path:
+        sys.path.insert(0, str(EVALLIB))
+    return EVALLIB
+
+
+def ensure_venv(name: str) -> tuple[Path | None, str | None]:
+    """Create bench/.venvs/<name> with its pins; returns (python, None) or (None, why it failed)."""
+    reqs = PEER_VENVS[name]
+    venv = VENVS / name
+    py = venv / "bin" / "python"
+    stamp = venv / f".stamp-{_stamp(reqs)}"
+    if stamp.exists() and py.exists():
+        return py, None
+    _log(f"creating venv {venv} with {' '.join(reqs)} (first run only; can take minutes)")
+    try:
+        if not py.exists():
+            subprocess.run([BASE_PY, "-m", "venv", str(venv)], check=True)
+        proc = subprocess.run([str(py), "-m", "pip", "install", "--quiet", *reqs],
+                              capture_output=True, text=True, timeout=3600)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"venv/pip failed: {exc}"
+    if proc.returncode != 0:
+        tail = " | ".join(line for line in proc.stderr.splitlines() if "ignored" not in line)[-600:]
+        return None, f"pip install {' '.join(reqs)} failed (exit {proc.returncode}): {tail}"
+    stamp.touch()
+    return py, None
+
+
+def installed_version(py: Path, dist: str) -> str:
+    """The installed version of a distribution inside the given interpreter ('' if absent)."""
+    code = f"import importlib.metadata as m\ntry: print(m.version({dist!r}))\nexcept Exception: print('')"
+    out = subprocess.run([str(py), "-c", code], capture_output=True, text=True)
+    return out.stdout.strip()

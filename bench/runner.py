@@ -1,0 +1,194 @@
+"""Worker: runs one system on a list of files inside that system's venv, printing JSON lines.
+
+Usage: <venv python> bench/runner.py SYSTEM FORMAT JOB.json
+JOB.json: {"files": [...], "timeout_s": float, "cap_s": float}. Output, one JSON object per line:
+{"ready": startup seconds}, then per document {"path", "ok", "body", "notes", "seconds", "error"},
+then {"done": true, "maxrss_kb": peak RSS of this process, "capped": files left unprocessed}.
+Only the standard library is imported at module level; each system imports its own libraries.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import signal
+import sys
+import time
+
+BODY_KINDS = {"title", "heading", "paragraph", "list_item", "table", "caption", "code"}
+NOT_SEPARATED = None  # notes value when a system does not label speaker notes
+
+
+class DocTimeout(Exception):
+    """Raised by SIGALRM when one document exceeds its time limit."""
+
+
+def _alarm(signum, frame):  # noqa: ARG001
+    raise DocTimeout("timeout")
+
+
+# --- docclean: the same path as `docclean extract` (cli.cmd_extract) -----------------------------
+def load_docclean(fmt):
+    from docclean_assets.extract.api import extract_document
+    from docclean_assets.extract.boilerplate import apply_repeats, blocks_to_page_repeats
+    from docclean_assets.extract.normalize import normalize_blocks
+    from docclean_assets.extract.settings import Settings
+    from docclean_assets.extract.sniff import sniff_format
+
+    settings = Settings()
+    backend = {"pdf": "pdf", "docx": "docx", "pptx": "pptx", "html": "html"}[fmt]
+    __import__(f"docclean_assets.extract.{backend}")  # warm: imports are not charged to document 1
+
+    def run(path):
+        data = open(path, "rb").read()
+        sniffed = sniff_format(data)
+        if sniffed is None:
+            raise ValueError("unrecognised format")
+        ext = extract_document(data, sniffed, settings)
+        repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
+        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate))
+        blocks = sorted(blocks, key=lambda b: b.seq)
+        body = "\n\n".join(b.text for b in blocks if b.drop_reason is None and b.kind in BODY_KINDS)
+        notes = "\n\n".join(b.text for b in blocks
+                            if b.kind == "speaker_notes" and b.drop_reason is None)
+        return body, notes
+    return run
+
+
+# --- the floor of each format ---------------------------------------------------------------------
+def load_floor(fmt):
+    if fmt == "pdf":
+        import pdfplumber
+
+        def run(path):
+            with pdfplumber.open(path) as pdf:
+                return "\n".join((p.extract_text() or "") for p in pdf.pages), NOT_SEPARATED
+    elif fmt == "docx":
+        import docx
+
+        def run(path):
+            return "\n".join(p.text for p in docx.Document(path).paragraphs), NOT_SEPARATED
+    elif fmt == "pptx":
+        import pptx
+
+        def run(path):
+            out = []
+            for slide in pptx.Presentation(path).slides:
+                out.extend(s.text_frame.text for s in slide.shapes if s.has_text_frame)
+            return "\n".join(out), NOT_SEPARATED
+    elif fmt == "html":
+        import trafilatura
+
+        def run(path):
+            return trafilatura.extract(open(path, "rb").read()) or "", NOT_SEPARATED
+    else:
+        raise ValueError(fmt)
+    return run
+
+
+def load_trafilatura_recall(fmt):
+    import trafilatura
+
+    def run(path):
+        text = trafilatura.extract(open(path, "rb").read(), favor_recall=True, include_tables=True)
+        return text or "", NOT_SEPARATED
+    return run
+
+
+# --- MarkItDown: pptx output labels notes as '### Notes:' up to the next slide marker -----------
+_MD_SLIDE = re.compile(r"^<!-- Slide number: \d+ -->\s*$")
+
+
+def split_markitdown_notes(md: str) -> tuple[str, str]:
+    """Split MarkItDown's pptx Markdown into (body, notes) using its '### Notes:' sections."""
+    body, notes, in_notes = [], [], False
+    for line in md.splitlines():
+        if _MD_SLIDE.match(line):
+            in_notes = False
+        elif line.strip() == "### Notes:":
+            in_notes = True
+            continue
+        (notes if in_notes else body).append(line)
+    return "\n".join(body), "\n".join(notes)
+
+
+def load_markitdown(fmt):
+    from markitdown import MarkItDown
+
+    md = MarkItDown(enable_plugins=False)
+
+    def run(path):
+        text = md.convert(path).text_content or ""
+        if fmt == "pptx":
+            return split_markitdown_notes(text)
+        return text, NOT_SEPARATED
+    return run
+
+
+# --- Unstructured: partition(strategy="fast"); notes only if an element is labelled as notes ----
+def load_unstructured(fmt):
+    from unstructured.partition.auto import partition
+
+    def run(path):
+        els = partition(filename=path, strategy="fast")
+        body, notes = [], []
+        for el in els:
+            md = getattr(el, "metadata", None)
+            is_note = bool(md is not None and getattr(md, "is_note", None))
+            (notes if is_note else body).append(str(el))
+        return "\n\n".join(body), ("\n\n".join(notes) if fmt == "pptx" and notes else NOT_SEPARATED)
+    return run
+
+
+LOADERS = {
+    "docclean": load_docclean,
+    "floor": load_floor,
+    "trafilatura_recall": load_trafilatura_recall,
+    "markitdown": load_markitdown,
+    "unstructured": load_unstructured,
+}
+
+
+def main() -> int:
+    system, fmt, job_path = sys.argv[1], sys.argv[2], sys.argv[3]
+    job = json.load(open(job_path, encoding="utf-8"))
+    proto = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # libraries that print to stdout must not corrupt the protocol
+
+    def emit(obj):
+        proto.write(json.dumps(obj) + "\n")  # ASCII: lone surrogates survive
+        proto.flush()
+
+    t0 = time.perf_counter()
+    run = LOADERS[system](fmt)
+    emit({"ready": time.perf_counter() - t0})
+    signal.signal(signal.SIGALRM, _alarm)
+    started, files = time.perf_counter(), job["files"]
+    capped = 0
+    for i, path in enumerate(files):
+        if time.perf_counter() - started > job.get("cap_s", 1e9):
+            capped = len(files) - i
+            break
+        rec = {"path": path, "ok": False, "body": "", "notes": None, "error": None}
+        t = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, float(job.get("timeout_s", 120)))
+        try:
+            rec["body"], rec["notes"] = run(path)
+            rec["ok"] = True
+        except DocTimeout:
+            rec["error"] = "timeout"
+        except Exception as exc:  # a bad document is recorded, never fatal
+            rec["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        rec["seconds"] = time.perf_counter() - t
+        emit(rec)
+    emit({"done": True, "capped": capped,
+          "maxrss_kb": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                           resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
