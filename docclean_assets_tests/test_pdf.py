@@ -396,3 +396,53 @@ def test_corpus_pdfs_extract_with_valid_geometry() -> None:
             assert b.text.strip()
         assert [b.seq for b in ex.blocks] == list(range(len(ex.blocks)))
     assert checked >= 5
+
+
+def _sample_body(builder) -> str:
+    import re
+
+    from docclean_assets.cli import clean_file
+
+    path = Path(__file__).parent / "_tmp_sample.pdf"
+    path.write_bytes(builder())
+    try:
+        _, _, blocks = clean_file(str(path))
+    finally:
+        path.unlink()
+    return re.sub(r"\s+", " ", " ".join(b.text for b in blocks if b.in_body))
+
+
+def _in_order(body: str, parts: list[str]) -> list[str]:
+    """The parts not found in order in the body (empty when all are)."""
+    import re
+
+    from docclean_assets.extract.normalize import clean_chars
+
+    missing, pos = [], 0
+    for part in parts:
+        k = body.find(re.sub(r"\s+", " ", clean_chars(part)).strip(), pos)
+        if k < 0:
+            missing.append(part[:60])
+        else:
+            pos = k
+    return missing
+
+
+def test_three_column_bulletin_reads_exactly_in_order():
+    """A banner title, three justified columns whose stories continue across columns, and a footer
+    that spans two of the three columns: every paragraph whole and in reading order."""
+    from docclean_assets_tests.fixtures import build
+
+    body = _sample_body(build.three_column_pdf)
+    assert _in_order(body, build.bulletin_reading_order()) == []
+    assert body.rstrip().endswith(build.BULLETIN_FOOTER) or build.BULLETIN_FOOTER not in body
+
+
+def test_two_column_report_headings_and_paragraphs_in_order():
+    """Justified narrow columns (wide, irregular spaces) under a full-width title and abstract:
+    no line is cut at a wide space, and each paragraph starts in reading order."""
+    from docclean_assets_tests.fixtures import build
+
+    body = _sample_body(build.two_column_report_pdf)
+    starts = [p[:30] for p in build.report_reading_order()]
+    assert _in_order(body, starts) == []

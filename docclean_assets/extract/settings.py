@@ -50,6 +50,11 @@ class PdfSettings:
     # empty with words on both sides, and more rows agree than have a word there. Justified spaces
     # in narrow columns reach 1.5-2 em at a different x on every row (the notebook-practices sample,
     # ACL two-column papers), gutters and table cell boundaries line up down the page.
+    # A page region is a grid of cards, read row by row, when headings in different columns start
+    # at the same height (within `grid_align_em` em) on at least this many rows; a paper's two
+    # columns align a heading pair by chance, not two (olmOCR mathfuncs card grid).
+    grid_min_aligned_rows: int = 2
+    grid_align_em: float = 0.5
     split_context_rows: int = 3
     split_min_support_rows: int = 2
     split_context_em: float = 6.0

@@ -121,7 +121,8 @@ def extract_pdf(data: bytes, settings: Settings) -> Extraction:
     blocks_to_kinds(per_page, body, s)
     out: list[Block] = []
     for (info, blocks), gutters in zip(per_page, page_gutters, strict=True):
-        ordered, ncols = blocks_to_reading_order(blocks, gutters)
+        ordered, ncols, unresolved = blocks_to_reading_order(blocks, gutters, s)
+        report.unresolved_regions += unresolved
         trace["order"][info.number] = ordered
         report.columns = max(report.columns, ncols)
         report.footnotes += page_footnotes(ordered, info, body, s)
