@@ -45,11 +45,13 @@ class PdfSettings:
     # Federal Register gutters measure 1.08 em (9.7 pt at 9 pt), LaTeX ones >= 1.8 em; stretched
     # justified spaces in the corpus stay below 0.8 em.
     line_split_gap_em: float = 1.0
-    # ...but only when the gap is structural: in at least `split_min_support_rows` of the nearest
-    # `split_context_rows` rows above and below (within `split_context_em` em) the gap's middle is
-    # empty with words on both sides, and more rows agree than have a word there. Justified spaces
-    # in narrow columns reach 1.5-2 em at a different x on every row (the notebook-practices sample,
-    # ACL two-column papers), gutters and table cell boundaries line up down the page.
+    # ...but only when the gap is structural: the nearest `split_context_rows` rows above and below
+    # (within `split_context_em` em) that have words within `split_near_em` em of it must mostly
+    # leave a free run of at least `split_free_em` em inside its x-range too. Justified spaces in
+    # narrow columns reach 1.5-2 em at a different x on every row (the notebook-practices sample,
+    # ACL papers); gutters stay free on every row even where a paragraph indent or a ragged edge
+    # moves the words beside them (normal_4pages 22 pt gutter, a 11 pt sidebar gap in olmOCR's
+    # multi_column_miss).
     # A page region is a grid of cards, read row by row, when headings in different columns start
     # at the same height (within `grid_align_em` em) on at least this many rows; a paper's two
     # columns align a heading pair by chance, not two (olmOCR mathfuncs card grid).
@@ -58,11 +60,8 @@ class PdfSettings:
     split_context_rows: int = 3
     split_min_support_rows: int = 2
     split_context_em: float = 6.0
-    # Supporting rows must have their word beside the gap start where this row's next word starts
-    # (left-aligned column or cell) or end where its previous word ends (right-aligned), within
-    # this many em: column and cell edges align to a fraction of a point, while inside justified
-    # text neighbouring words fall 0.25-1 em apart at random (notebook-practices sample, row 32).
-    split_align_em: float = 0.2
+    split_free_em: float = 0.8
+    split_near_em: float = 2.0
     # A gap this wide (em) splits a row without support from its neighbours (a one-row table, a
     # label and a value far apart); stretched justified spaces stay below ~3 em.
     isolated_split_gap_em: float = 4.0

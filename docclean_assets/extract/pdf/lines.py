@@ -159,33 +159,30 @@ def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
 
 def _gap_supported(rows: list[list[Word]], r: int, p: Word, w: Word, size: float, s: PdfSettings) -> bool:
     """Whether the rows around row r repeat the gap between p and w, as at a gutter or a cell
-    boundary: just left of where w starts they leave the page empty (against: a word there), with
-    a word of theirs starting where w starts or ending where p ends (support). Supporting rows must
-    outnumber all other informative rows: a justified line's wide space lines up by chance."""
-    tol = s.split_align_em * size
-    probe = w.x0 - min(s.split_align_em * size, (w.x0 - p.x1) / 2)  # inside the gap, beside w
-    support = against = neutral = 0
+    boundary: inside the gap's x-range they too leave a free run of at least `split_free_em` em
+    (support), where justified text puts words (against). Rows with no word near the gap (the
+    other column's own leading) say nothing. Support must outnumber all other informative rows."""
+    lo, hi = p.x1, w.x0
+    need, near = s.split_free_em * size, s.split_near_em * size
+    support = against = 0
     top = rows[r][0].top
     for step in (-1, 1):
         seen, q = 0, r + step
         while 0 <= q < len(rows) and seen < s.split_context_rows and abs(rows[q][0].top - top) <= s.split_context_em * size:
-            row = rows[q]
-            if any(v.x0 <= probe <= v.x1 for v in row):
-                against += 1
+            inside = sorted((max(v.x0, lo), min(v.x1, hi)) for v in rows[q] if v.x1 > lo and v.x0 < hi)
+            close = inside or any(lo - near <= v.x1 <= lo or hi <= v.x0 <= hi + near for v in rows[q])
+            if close:
                 seen += 1
-            else:
-                # Rows of the two sides need not share baselines (a sidebar, a column in another
-                # leading): one aligned side is evidence; a row with both sides unaligned is not.
-                before = [v for v in row if v.x1 < probe]
-                after = [v for v in row if v.x0 > probe]
-                if (after and abs(after[0].x0 - w.x0) <= tol) or (before and abs(before[-1].x1 - p.x1) <= tol):
+                free, edge = 0.0, lo
+                for a, b in inside:
+                    free, edge = max(free, a - edge), max(edge, b)
+                free = max(free, hi - edge)
+                if free >= need:
                     support += 1
-                    seen += 1
-                elif before and after:
-                    neutral += 1
-                    seen += 1
+                else:
+                    against += 1
             q += step
-    return support >= s.split_min_support_rows and support > against + neutral
+    return support >= s.split_min_support_rows and support > against
 
 
 def _join_words(a: Word, b: Word) -> Word:
