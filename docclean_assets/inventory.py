@@ -25,7 +25,7 @@ _CONTENT_TYPES = {"application/pdf": "pdf", "text/html": "html", "application/xh
 
 def _row(source: str, path: str, blob: str | None, claimed: str | None, modified: dt.datetime, *,
          size: int | None, fmt: str | None, content_id: str | None, status: int | None = None,
-         error: str | None = None) -> dict:
+         error: str | None = None, rendered: bool = False) -> dict:
     """One RAW_FILES_SCHEMA row."""
     if size == 0:
         error = error or "empty file (0 bytes)"
@@ -34,7 +34,7 @@ def _row(source: str, path: str, blob: str | None, claimed: str | None, modified
         "source": source, "doc_id": content_id or doc_id(f"unread:{path}".encode()),
         "path": path, "format": fmt, "bytes": size, "ext_format": claimed,
         "format_mismatch": bool(fmt and claimed and fmt != claimed),
-        "modified": modified, "http_status": status, "blob": blob, "error": error,
+        "modified": modified, "http_status": status, "blob": blob, "error": error, "rendered": rendered,
     }
 
 
@@ -184,6 +184,10 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict
             status, ctype, body, error = fetch(url, limits)
         except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's row, never the source's
             status, ctype, body, error = None, None, None, f"fetch failed: {type(exc).__name__}: {exc}"
+        rendered = False
+        if source.render and body is not None and status is not None and 200 <= status < 300 \
+                and sniff_format(body) == "html":
+            body, error, rendered = _rendered(url, body, limits)
         now = dt.datetime.now(tz=dt.UTC)
         claimed = _CONTENT_TYPES.get(ctype or "") or format_from_extension(url.split("?")[0])
         blob = None
@@ -195,6 +199,18 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict
                 tmp.replace(blob_path)
             blob = str(blob_path)
         rows.append(_row(source.name, url, blob, claimed, now, size=None if body is None else len(body),
-                         fmt=sniff_format(body) if body else None, content_id=doc_id(body) if body is not None else None,
-                         status=status, error=error))
+                         fmt=sniff_format(body) if body else None,
+                         content_id=doc_id(body) if body is not None else None,
+                         status=status, error=error, rendered=rendered))
     return rows
+
+
+def _rendered(url: str, body: bytes, limits: FetchSettings) -> tuple[bytes | None, str | None, bool]:
+    """(body, error, rendered): the page's DOM after its scripts ran in headless Chromium. A source
+    that asked for rendering gets a loud error when it fails, never the unrendered shell."""
+    from docclean_assets.render import RenderError, render_url
+
+    try:
+        return render_url(url, limits.render_timeout_s, limits.render_script_budget_ms), None, True
+    except RenderError as exc:
+        return None, f"render failed: {exc}", False

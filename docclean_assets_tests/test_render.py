@@ -59,3 +59,41 @@ def test_missing_browser_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("DOCCLEAN_CHROMIUM", "/nonexistent/chromium")
     with pytest.raises(RenderError, match="needs Chromium"):
         render_url("http://127.0.0.1:9/", timeout_s=5, script_budget_ms=100)
+
+
+@needs_chromium
+def test_render_true_url_source_ingests_the_rendered_article(app_server, tmp_path):
+    import dagster as dg
+
+    from docclean_assets.graph import build_defs
+    from docclean_assets.store import ParquetStore
+
+    cfg = tmp_path / "sources.yaml"
+    cfg.write_text(f"sources:\n  app:\n    urls: ['{app_server}']\n    render: true\n"
+                   f"  raw:\n    urls: ['{app_server}']\n")
+    defs = build_defs(cfg, tmp_path / "out")
+    for key in ("app", "raw"):
+        assert dg.materialize([*defs.assets, *defs.asset_checks], partition_key=key, resources=defs.resources).success
+    con = ParquetStore(tmp_path / "out").connect()
+    assert con.execute("SELECT source, rendered FROM raw_files ORDER BY source").fetchall() == [("app", True), ("raw", False)]
+    body = dict(con.execute("SELECT source, string_agg(text, ' ') FROM normalized_blocks "
+                            "WHERE drop_reason IS NULL GROUP BY source").fetchall())
+    assert "exists only after the script ran" in body["app"] and "raw" not in body
+    flags = dict(con.execute("SELECT source, flags FROM quality_report").fetchall())
+    assert "client_rendered_shell" in flags["raw"] and "client_rendered_shell" not in flags["app"]
+
+
+def test_render_failure_is_that_pages_error_not_a_silent_shell(app_server, tmp_path, monkeypatch):
+    import dagster as dg
+
+    from docclean_assets.graph import build_defs
+    from docclean_assets.store import ParquetStore
+
+    monkeypatch.setenv("DOCCLEAN_CHROMIUM", "/nonexistent/chromium")
+    cfg = tmp_path / "sources.yaml"
+    cfg.write_text(f"sources:\n  app:\n    urls: ['{app_server}']\n    render: true\n")
+    defs = build_defs(cfg, tmp_path / "out")
+    assert dg.materialize([*defs.assets, *defs.asset_checks], partition_key="app", resources=defs.resources).success
+    [(status, error)] = ParquetStore(tmp_path / "out").connect().execute(
+        "SELECT status, error FROM quality_report").fetchall()
+    assert status == "failed" and error.startswith("render failed: rendering needs Chromium")

@@ -46,6 +46,7 @@ RAW_FILES_SCHEMA = pa.schema(
         pa.field("modified", pa.timestamp("us", tz="UTC")),  # file mtime, or fetch time for URLs
         pa.field("http_status", pa.int32()),
         pa.field("blob", pa.string()),  # where the bytes are: absolute file path or fetched-blob path
+        pa.field("rendered", pa.bool_()),  # the DOM came from headless Chromium (`render: true`)
         pa.field("error", pa.string()),  # why the file could not be read or fetched
     ]
 )

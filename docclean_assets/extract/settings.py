@@ -298,6 +298,10 @@ class FetchSettings:
     retry_base_delay_s: float = 0.5
     # Redirects followed per URL (http and https targets only); browsers stop at ~20, real sites use 1-3.
     max_redirects: int = 5
+    # For sources with `render: true`: wall-clock seconds Chromium may take per page, and the virtual
+    # time (ms) its scripts get before the DOM is taken; single-page apps in the tests render in <1 s.
+    render_timeout_s: float = 30.0
+    render_script_budget_ms: int = 5000
 
     def __post_init__(self) -> None:
         _check_positive(self)
