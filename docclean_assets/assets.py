@@ -61,11 +61,13 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
               description="One row per file found or URL fetched: content address, sniffed format, size, time.")
     def raw_files(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src = docclean.source(context.partition_key)
-        table = pipeline.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings)
+        previous = docclean.store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls else None
+        table = pipeline.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings, previous)
         path = docclean.store.write("raw_files", src.name, table)
         return _result(path, table, RAW_FILES_SCHEMA,
                        formats=dg.MetadataValue.json(pipeline.count_by(table, "format")),
                        format_mismatches=int(sum(table.column("format_mismatch").to_pylist())),
+                       not_modified=sum(1 for s in table.column("http_status").to_pylist() if s == 304),
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
     @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[raw_files],

@@ -11,6 +11,7 @@ import urllib.request
 import uuid
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 from docclean_assets.extract.settings import FetchSettings
 from docclean_assets.extract.sniff import EXTENSIONS, doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
@@ -98,6 +99,17 @@ def _head(path: Path) -> bytes:
         return fh.read(4)
 
 
+class Fetched(NamedTuple):
+    """One GET: status, content type, body, error, and the validators for the next conditional GET."""
+
+    status: int | None
+    ctype: str | None
+    body: bytes | None
+    error: str | None
+    etag: str | None = None
+    last_modified: str | None = None
+
+
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
     """Follow at most `max_redirections` redirects, and only to http(s) URLs (never file:, ftp:...)."""
 
@@ -136,7 +148,7 @@ def _read_body(resp, max_bytes: int, deadline: float) -> bytes:  # type: ignore[
     return b"".join(chunks)
 
 
-def _fetch_once(opener, req, limits: FetchSettings) -> tuple[int | None, str | None, bytes | None, str | None]:  # type: ignore[no-untyped-def]
+def _fetch_once(opener, req, limits: FetchSettings) -> Fetched:  # type: ignore[no-untyped-def]
     started = time.monotonic()
     deadline = started + limits.timeout_s
     try:
@@ -144,46 +156,68 @@ def _fetch_once(opener, req, limits: FetchSettings) -> tuple[int | None, str | N
             body = _read_body(resp, limits.max_bytes, deadline)
             ctype = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
             if len(body) > limits.max_bytes:
-                return resp.status, ctype, None, f"response larger than {limits.max_bytes} bytes"
-            return resp.status, ctype, body, None
+                return Fetched(resp.status, ctype, None, f"response larger than {limits.max_bytes} bytes")
+            return Fetched(resp.status, ctype, body, None, resp.headers.get("ETag"), resp.headers.get("Last-Modified"))
     except urllib.error.HTTPError as exc:
-        return exc.code, None, None, f"HTTP {exc.code} {exc.reason}"
+        if exc.code == 304:  # Not Modified: the copy from the last fetch is current
+            return Fetched(304, None, None, None, exc.headers.get("ETag"), exc.headers.get("Last-Modified"))
+        return Fetched(exc.code, None, None, f"HTTP {exc.code} {exc.reason}")
     except _Deadline:
-        return None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s"
+        return Fetched(None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s")
     except (urllib.error.URLError, TimeoutError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", None) or exc
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-            return None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s"
-        return None, None, None, f"fetch failed: {type(reason).__name__ if not str(reason) else reason}"
+            return Fetched(None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s")
+        return Fetched(None, None, None, f"fetch failed: {type(reason).__name__ if not str(reason) else reason}")
 
 
 def fetch(url: str, limits: FetchSettings) -> tuple[int | None, str | None, bytes | None, str | None]:
-    """(HTTP status, content type, body, error) of one GET with a timeout, a size cap and http(s)-only
-    redirects; a 5xx answer or a connection failure is retried with exponential backoff, a 4xx never."""
-    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.5"})
+    """(HTTP status, content type, body, error) of one GET; see fetch_page."""
+    return fetch_page(url, limits)[:4]  # type: ignore[return-value]
+
+
+def fetch_page(url: str, limits: FetchSettings, etag: str | None = None, last_modified: str | None = None) -> Fetched:
+    """One GET with a timeout, a size cap and http(s)-only redirects, conditional on the validators
+    of the last fetch (a 304 answer carries no body); a 5xx answer or a connection failure is
+    retried with exponential backoff, a 4xx never."""
+    headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.5"}
+    if etag:
+        headers["If-None-Match"] = etag
+    if last_modified:
+        headers["If-Modified-Since"] = last_modified
+    req = urllib.request.Request(url, headers=headers)
     opener = urllib.request.build_opener(_HttpOnlyRedirects(limits.max_redirects))
     attempt = 0
     while True:
-        status, ctype, body, error = _fetch_once(opener, req, limits)
+        got = _fetch_once(opener, req, limits)
+        error, status = got.error, got.status
         transient = error is not None and (status is None or status >= 500) and "redirect" not in error \
             and "larger than" not in error
         if not transient or attempt >= limits.retries:
             if transient and attempt:
-                error = f"{error} (after {attempt + 1} attempts)"
-            return status, ctype, body, error
+                got = got._replace(error=f"{error} (after {attempt + 1} attempts)")
+            return got
         attempt += 1
         time.sleep(limits.retry_base_delay_s * 2 ** (attempt - 1))  # backoff before retry n
 
 
-def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict]:
-    """Rows for every URL of the source; fetched bodies are kept content-addressed in blob_dir."""
+def url_rows(source: Source, blob_dir: Path, limits: FetchSettings, previous: dict[str, dict] | None = None) -> list[dict]:
+    """Rows for every URL of the source; fetched bodies are kept content-addressed in blob_dir. A URL
+    fetched before is asked for conditionally (ETag / Last-Modified): on 304 its last row stands."""
     blob_dir.mkdir(parents=True, exist_ok=True)
+    previous = previous or {}
     rows = []
     for url in source.urls:
+        last = previous.get(url) or {}
+        reusable = bool(last.get("blob")) and not last.get("error") and Path(last["blob"]).exists()
         try:
-            status, ctype, body, error = fetch(url, limits)
+            got = fetch_page(url, limits, *((last.get("etag"), last.get("last_modified")) if reusable else (None, None)))
         except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's row, never the source's
-            status, ctype, body, error = None, None, None, f"fetch failed: {type(exc).__name__}: {exc}"
+            got = Fetched(None, None, None, f"fetch failed: {type(exc).__name__}: {exc}")
+        if got.status == 304 and reusable:
+            rows.append({**last, "http_status": 304, "modified": dt.datetime.now(tz=dt.UTC)})
+            continue
+        status, ctype, body, error = got.status, got.ctype, got.body, got.error
         rendered = False
         if source.render and body is not None and status is not None and 200 <= status < 300 \
                 and sniff_format(body) == "html":
@@ -198,10 +232,11 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings) -> list[dict
                 tmp.write_bytes(body)
                 tmp.replace(blob_path)
             blob = str(blob_path)
-        rows.append(_row(source.name, url, blob, claimed, now, size=None if body is None else len(body),
-                         fmt=sniff_format(body) if body else None,
-                         content_id=doc_id(body) if body is not None else None,
-                         status=status, error=error, rendered=rendered))
+        row = _row(source.name, url, blob, claimed, now, size=None if body is None else len(body),
+                   fmt=sniff_format(body) if body else None,
+                   content_id=doc_id(body) if body is not None else None,
+                   status=status, error=error, rendered=rendered)
+        rows.append({**row, "etag": got.etag, "last_modified": got.last_modified})
     return rows
 
 

@@ -24,12 +24,13 @@ from docclean_assets.inventory import folder_rows, url_rows
 from docclean_assets.sources import Source
 
 
-def raw_files_table(source: Source, data_dir: Path, settings: Settings) -> pa.Table:
-    """The inventory of one source."""
+def raw_files_table(source: Source, data_dir: Path, settings: Settings, previous: pa.Table | None = None) -> pa.Table:
+    """The inventory of one source; `previous` (the last inventory) makes URL fetches conditional."""
     if source.path is not None:
         rows = folder_rows(source)
     else:
-        rows = url_rows(source, data_dir / "_blobs" / source.name, settings.fetch)
+        last = {r["path"]: r for r in previous.to_pylist()} if previous is not None else {}
+        rows = url_rows(source, data_dir / "_blobs" / source.name, settings.fetch, last)
     return pa.Table.from_pylist(rows, schema=RAW_FILES_SCHEMA)
 
 

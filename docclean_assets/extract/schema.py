@@ -47,6 +47,8 @@ RAW_FILES_SCHEMA = pa.schema(
         pa.field("http_status", pa.int32()),
         pa.field("blob", pa.string()),  # where the bytes are: absolute file path or fetched-blob path
         pa.field("rendered", pa.bool_()),  # the DOM came from headless Chromium (`render: true`)
+        pa.field("etag", pa.string()),  # validators of the last fetch, for the next conditional GET
+        pa.field("last_modified", pa.string()),
         pa.field("error", pa.string()),  # why the file could not be read or fetched
     ]
 )
