@@ -179,11 +179,23 @@ def share(flags: list[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
 
+_TYPO = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
+                       "\u00ab": '"', "\u00bb": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
+
+
+def typo_fold(s: str) -> str:
+    """Typography folded the same way for every system: curly quotes, dashes, NBSP, whitespace runs.
+    (A system that normalises quotes must not lose a snippet written with curly ones.)"""
+    return " ".join(unicodedata.normalize("NFKC", s).translate(_TYPO).split())
+
+
 def snippets_score(snips: dict, text: str) -> tuple[list[bool], list[bool]]:
     """trafilatura's evaluation: each 'with' snippet found, each 'without' snippet not found
-    (plain substring test on the extracted text, as trafilatura's comparison script does)."""
-    text = text or ""
-    return [s in text for s in snips.get("with", [])], [s not in text for s in snips.get("without", [])]
+    (substring test on the extracted text as trafilatura's comparison script does, after the same
+    typographic fold of both sides for every system)."""
+    text = typo_fold(text or "")
+    return ([typo_fold(s) in text for s in snips.get("with", [])],
+            [typo_fold(s) not in text for s in snips.get("without", [])])
 
 
 def revisions_score(revs: dict, body: str) -> tuple[list[bool], list[bool]]:

@@ -99,3 +99,11 @@ def test_docx_revisions_from_xml():
     revs = docx_revisions(_docx(xml))
     # 'tiny' is too short; the moved-from text is still in the current text: both undecidable
     assert revs == {"deleted": ["removed sentence one"], "inserted": ["added sentence two"]}
+
+
+def test_snippets_fold_typography_for_every_system():
+    from bench.metrics import snippets_score
+
+    snips = {"with": ["You can\u2019t solve a problem"], "without": ["Accept\u00a0cookies"]}
+    assert snippets_score(snips, "You can't solve a problem twice.") == ([True], [True])
+    assert snippets_score(snips, "Nothing here. Accept cookies") == ([False], [False])
