@@ -5,6 +5,7 @@ from bisect import bisect_left
 from collections import Counter
 from typing import NamedTuple
 
+from docclean_assets.extract.bidi import visual_to_logical
 from docclean_assets.extract.pdf.chars import Char, is_bold_font, size_key
 from docclean_assets.extract.settings import PdfSettings
 
@@ -115,7 +116,7 @@ def make_line(words: list[Word]) -> Line:
     for w in words:
         sizes[w.size] += w.n
     return Line(
-        " ".join(w.text for w in words),
+        visual_to_logical(" ".join(w.text for w in words)),
         min(w.x0 for w in words),
         min(w.top for w in words),
         max(w.x1 for w in words),
