@@ -446,3 +446,60 @@ def test_two_column_report_headings_and_paragraphs_in_order():
     body = _sample_body(build.two_column_report_pdf)
     starts = [p[:30] for p in build.report_reading_order()]
     assert _in_order(body, starts) == []
+
+
+def test_report_chrome_removed_by_repetition_and_slot_kept_inspectable():
+    """Running heads that alternate (journal name, then the authors' short title), the DOI and
+    "Page N of 3" on every page, and a diagonal watermark: none in the body, each still in the
+    blocks with its reason; footnotes routed to kind='footnote'."""
+    from docclean_assets.cli import clean_file
+    from docclean_assets_tests.fixtures import build
+
+    path = Path(__file__).parent / "_tmp_report.pdf"
+    path.write_bytes(build.two_column_report_pdf())
+    try:
+        _, ext, blocks = clean_file(str(path))
+    finally:
+        path.unlink()
+    body = " ".join(b.text for b in blocks if b.in_body)
+    pages = ext.report.pages
+    chrome = [build.running_head(p) for p in range(1, pages + 1)] + [build.REPORT_DOI] + \
+        [build.page_label(p, pages) for p in range(1, pages + 1)]
+    for text in chrome:
+        assert text not in body, text
+        assert any(b.text == text and b.drop_reason in ("running_head", "running_foot", "page_number")
+                   for b in blocks), text
+    assert build.WATERMARK not in body
+    assert any(b.drop_reason == "watermark" for b in blocks)
+    notes = [b.text for b in blocks if b.kind == "footnote"]
+    for note in build.REPORT_FOOTNOTES.values():
+        assert any(note in n for n in notes) and note not in body
+
+
+@pytest.mark.parametrize("style", ["- {n} -", "{n}", "Page {n}", "p. {n} of 4", "{roman}"])
+def test_columns_drawn_right_first_and_page_numbers_in_several_styles(style):
+    """Each page writes its right column into the content stream before the left one, and carries a
+    page number in the given style at its foot: the body reads left column then right on every
+    page, and no page number reaches it."""
+    from docclean_assets.cli import clean_file
+
+    roman = ["i", "ii", "iii", "iv"]
+
+    def draw(c: canvas.Canvas) -> None:
+        for n in range(1, 5):
+            para(c, words(f"Right{n}", 60), 320, 90, 230)
+            para(c, words(f"Left{n}", 60), 60, 90, 230)
+            c.setFont("Helvetica", 9)
+            c.drawCentredString(306, 30, style.format(n=n, roman=roman[n - 1]))
+            c.showPage()
+
+    path = Path(__file__).parent / f"_tmp_pages_{abs(hash(style))}.pdf"
+    path.write_bytes(make_pdf(draw))
+    try:
+        _, _, blocks = clean_file(str(path))
+    finally:
+        path.unlink()
+    tags = [b.text.split()[0] for b in blocks if b.in_body]
+    assert tags == [t for n in range(1, 5) for t in (f"Left{n}", f"Right{n}")]
+    numbers = [b for b in blocks if b.drop_reason == "page_number"]
+    assert len(numbers) == 4
