@@ -503,3 +503,28 @@ def test_columns_drawn_right_first_and_page_numbers_in_several_styles(style):
     assert tags == [t for n in range(1, 5) for t in (f"Left{n}", f"Right{n}")]
     numbers = [b for b in blocks if b.drop_reason == "page_number"]
     assert len(numbers) == 4
+
+
+def test_right_to_left_page_reads_its_columns_from_the_right():
+    """Hebrew set in two columns (drawn as a PDF stores it: glyphs in visual order): the right
+    column is read first, and each line in reading order."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    font_path = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    if not font_path.exists():
+        pytest.skip("DejaVuSans with Hebrew glyphs is not installed")
+    pdfmetrics.registerFont(TTFont("DejaVuHe", str(font_path)))
+    right_col = ["\u05d8\u05d5\u05e8 \u05d9\u05de\u05e0\u05d9 \u05e8\u05d0\u05e9\u05d5\u05df"] * 12  # "right column first"
+    left_col = ["\u05d8\u05d5\u05e8 \u05e9\u05de\u05d0\u05dc\u05d9 \u05e9\u05e0\u05d9"] * 12  # "left column second"
+
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("DejaVuHe", 11)
+        for i, (r, l) in enumerate(zip(right_col, left_col)):
+            y = PAGE_H - 100 - 14 * i
+            c.drawRightString(540, y, r[::-1])  # visual order, as a PDF lays out RTL glyphs
+            c.drawRightString(290, y, l[::-1])
+
+    texts = [b.text for b in body(extract(make_pdf(draw)))]
+    joined = " ".join(texts)
+    assert joined.index(right_col[0]) < joined.index(left_col[0])

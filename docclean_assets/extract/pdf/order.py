@@ -3,12 +3,13 @@
 Blocks crossing every gutter are full-width (title, abstract, wide figures and tables); they cut the
 page into vertical segments. Within a segment columns are read left to right, each top to bottom;
 segments and the full-width blocks between them are read top to bottom. Rotated margin notes and
-watermarks follow the page's body.
+watermarks follow the page's body. Pages set in a right-to-left script read their columns from the right.
 """
 from __future__ import annotations
 
 from bisect import bisect_right
 
+from docclean_assets.extract.bidi import is_rtl
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.columns import Gutter
 from docclean_assets.extract.settings import PdfSettings
@@ -87,6 +88,10 @@ def blocks_to_reading_order(blocks: list[PBlock], gutters: list[Gutter],
         else:
             unresolved += 1
             cols.append(b)
+    # Right-to-left pages (Arabic, Hebrew) read their columns from the right.
+    columns = list(range(len(gutters) + 1))
+    if is_rtl(" ".join(b.text for b in cols)):
+        columns.reverse()
     full.sort(key=lambda b: (b.top, b.x0))
     tops = [f.top for f in full]
     segments: list[list[PBlock]] = [[] for _ in range(len(full) + 1)]
@@ -95,7 +100,7 @@ def blocks_to_reading_order(blocks: list[PBlock], gutters: list[Gutter],
     ordered: list[PBlock] = []
     for s, seg in enumerate(segments):
         for band in _grid_bands(seg, settings):
-            for c in range(len(gutters) + 1):
+            for c in columns:
                 ordered.extend(_rows_then_x([b for b in band if b.column == c]))
         if s < len(full):
             ordered.append(full[s])
