@@ -216,39 +216,23 @@ def test_definitions_module_loads():
 @pytest.fixture
 def web_server():
     """A real HTTP server on loopback serving a few pages, a 404 and an oversized body."""
-    import http.server
-    import threading
+    from docclean_assets_tests.httpserve import loopback_server, send
 
     pages = {"/a.html": _page("Tides", "The tide tables for spring are out."),
              "/b": _page("Locks", "The lock keepers will strike in June."),
              "/big.html": "<html><body>" + "x" * 5000 + "</body></html>"}
     seen_agents = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the stdlib's name
-            seen_agents.append(self.headers.get("User-Agent"))
-            body = pages.get(self.path)
-            if body is None:
-                self.send_error(404, "Not Found")
-                return
-            data = body.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def do_get(handler):
+        seen_agents.append(handler.headers.get("User-Agent"))
+        body = pages.get(handler.path)
+        if body is None:
+            handler.send_error(404, "Not Found")
+            return
+        send(handler, body.encode(), "text/html; charset=utf-8")
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen_agents
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_server(do_get) as base:
+        yield base.rstrip("/"), seen_agents
 
 
 def test_url_source_fetches_politely_and_records_failures(tmp_path, web_server):

@@ -1,11 +1,9 @@
 """Client-rendered pages rendered by headless Chromium, against a page served on loopback."""
-import http.server
-import threading
-
 import pytest
 
 from docclean_assets.extract.api import extract_document
 from docclean_assets.render import RenderError, chromium_path, render_url
+from docclean_assets_tests.httpserve import loopback_server, send
 
 SHELL = b"""<!doctype html><html><head><title>App</title><script src="/app.js"></script></head>
 <body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript></body></html>"""
@@ -19,25 +17,14 @@ needs_chromium = pytest.mark.skipif(chromium_path() is None, reason="Chromium is
 
 @pytest.fixture
 def app_server():
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the stdlib's name
-            body, ctype = (APP_JS, "application/javascript") if self.path == "/app.js" else (SHELL, "text/html")
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def do_get(handler):
+        if handler.path == "/app.js":
+            send(handler, APP_JS, "application/javascript")
+        else:
+            send(handler, SHELL)
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_server(do_get) as base:
+        yield base
 
 
 def test_the_shell_alone_is_flagged_with_an_empty_body():

@@ -2,14 +2,13 @@
 as a URL source and as a folder source: each page's body, zero template leakage, the flags, and a
 second ingestion that transfers and parses nothing."""
 import hashlib
-import http.server
-import threading
 
 import dagster as dg
 import pytest
 
 from docclean_assets.graph import build_defs
 from docclean_assets.store import ParquetStore
+from docclean_assets_tests.httpserve import loopback_server, send
 
 TEMPLATE_TEXT = ["Home", "Services", "Contact us", "We use cookies to make this site work. Accept cookies",
                  "You are here: Home / Guides", "Was this page helpful? Yes No",
@@ -71,37 +70,23 @@ def served():
     pages, _ = site()
     log = {"full": 0, "not_modified": 0}
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the stdlib's name
-            body = pages.get(self.path.lstrip("/"))
-            if body is None:
-                self.send_error(404)
-                return
-            etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
-            if self.headers.get("If-None-Match") == etag:
-                log["not_modified"] += 1
-                self.send_response(304)
-                self.send_header("ETag", etag)
-                self.end_headers()
-                return
-            log["full"] += 1
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("ETag", etag)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def do_get(handler):
+        body = pages.get(handler.path.lstrip("/"))
+        if body is None:
+            handler.send_error(404)
+            return
+        etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        if handler.headers.get("If-None-Match") == etag:
+            log["not_modified"] += 1
+            handler.send_response(304)
+            handler.send_header("ETag", etag)
+            handler.end_headers()
+            return
+        log["full"] += 1
+        send(handler, body, headers={"ETag": etag})
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", sorted(pages), log
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_server(do_get) as base:
+        yield base, sorted(pages), log
 
 
 def _run(cfg, data, key):

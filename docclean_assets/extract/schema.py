@@ -53,6 +53,13 @@ RAW_FILES_SCHEMA = pa.schema(
     ]
 )
 
+# The per-document counts of the chances of silent loss, and its flags (quality_report and parsed_documents).
+LOSS_FIELDS = [
+    *(pa.field(name, pa.int32()) for name in ("footnotes", "unresolved_regions", "deletions", "insertions", "moves",
+                                               "comment_refs", "embedded_objects", "picture_shapes")),
+    pa.field("flags", pa.list_(pa.string())),
+]
+
 QUALITY_SCHEMA = pa.schema(
     DOC_FIELDS
     + [
@@ -65,15 +72,9 @@ QUALITY_SCHEMA = pa.schema(
         pa.field("retention_ratio", pa.float64()),
         pa.field("columns", pa.int32()),
         pa.field("boilerplate_removed", pa.int32()),
-        pa.field("footnotes", pa.int32()),
-        pa.field("unresolved_regions", pa.int32()),
-        pa.field("deletions", pa.int32()),
-        pa.field("insertions", pa.int32()),
-        pa.field("moves", pa.int32()),
-        pa.field("comment_refs", pa.int32()),
-        pa.field("embedded_objects", pa.int32()),
-        pa.field("picture_shapes", pa.int32()),
-        pa.field("flags", pa.list_(pa.string())),
+    ]
+    + LOSS_FIELDS
+    + [
         pa.field("drop_counts", pa.map_(pa.string(), pa.int32())),  # drop_reason -> number of blocks
         pa.field("parse_seconds", pa.float64()),
     ]
@@ -91,16 +92,8 @@ DOCS_SCHEMA = pa.schema(
         pa.field("pages", pa.int32()),
         pa.field("raw_chars", pa.int64()),
         pa.field("columns", pa.int32()),
-        pa.field("footnotes", pa.int32()),
-        pa.field("unresolved_regions", pa.int32()),
-        pa.field("deletions", pa.int32()),
-        pa.field("insertions", pa.int32()),
-        pa.field("moves", pa.int32()),
-        pa.field("comment_refs", pa.int32()),
-        pa.field("embedded_objects", pa.int32()),
-        pa.field("picture_shapes", pa.int32()),
-        pa.field("flags", pa.list_(pa.string())),
     ]
+    + LOSS_FIELDS
 )
 
 BOILERPLATE_SCHEMA = pa.schema(
