@@ -2,6 +2,8 @@
 them to partitions, IO and metadata)."""
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -56,6 +58,15 @@ class ParseStats:
     errors: dict[str, str] = field(default_factory=dict)  # path -> error
 
 
+def parse_version(source: Source, settings: Settings) -> str:
+    """What a parse depends on besides the bytes: the library's code, the settings and the source's
+    own extraction options. A document parsed under another version is parsed again."""
+    options = {"settings": settings.to_dict(), "html": None if source.html is None else asdict(source.html),
+               "speaker_notes": source.speaker_notes}
+    digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return f"{PARSER_VERSION}-{digest}"
+
+
 def _ref(row: dict) -> DocRef:
     return DocRef(row["source"], row["doc_id"], row["path"], row["format"])
 
@@ -77,8 +88,9 @@ def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None
     """Blocks and per-document rows for a source; unchanged documents are reused, not parsed again."""
     started = time.monotonic()
     stats = ParseStats()
+    version = parse_version(source, settings)
     old_docs = {} if force or previous_docs is None else {
-        r["doc_id"]: r for r in previous_docs.to_pylist() if r["status"] == "ok" and r["parser_version"] == PARSER_VERSION
+        r["doc_id"]: r for r in previous_docs.to_pylist() if r["status"] == "ok" and r["parser_version"] == version
     }
     old_blocks = {doc: blocks for (doc, _), blocks in group_blocks(previous_blocks).items()} if old_docs else {}
     doc_rows: list[dict] = []
@@ -90,7 +102,7 @@ def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None
         stats.failed += 1
         stats.errors[row["path"]] = error
         doc_rows.append(report_to_row(_ref(row), None, status="failed", error=error,
-                                      parser_version=PARSER_VERSION, parse_seconds=seconds))
+                                      parser_version=version, parse_seconds=seconds))
 
     for row in raw.to_pylist():
         if row["error"]:
@@ -116,7 +128,7 @@ def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None
             stats.parsed += 1
             ext = outcome.result
             doc_rows.append(report_to_row(_ref(row), ext.report, status="ok", error=None,
-                                          parser_version=PARSER_VERSION, parse_seconds=outcome.seconds))
+                                          parser_version=version, parse_seconds=outcome.seconds))
             block_items.extend((_ref(row), b) for b in ext.blocks)
     doc_rows.sort(key=lambda r: r["path"])
     block_items.sort(key=lambda item: (item[0].path, item[1].seq))

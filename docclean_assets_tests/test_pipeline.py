@@ -268,3 +268,15 @@ def test_quality_report_says_which_path_produced_the_body(tmp_path):
     assert _materialize(cfg, tmp_path / "out", "web").success
     assert dict(_rows(tmp_path / "out", "SELECT path, method FROM quality_report")) == {
         "plain.html": "trafilatura", "ld.html": "jsonld"}
+
+
+def test_changed_settings_or_source_options_parse_again(tmp_path):
+    files = {f"p{i}.html": _page(f"Topic {i}", f"Report {i} on the quays.") for i in range(2)}
+    cfg = _source(tmp_path, files)
+    data = tmp_path / "out"
+    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
+    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
+    cfg.write_text(cfg.read_text() + "    html: {drop: ['.cookie']}\n")
+    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
+    cfg.write_text(cfg.read_text() + "settings:\n  html: {shell_max_chars: 150}\n")
+    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2

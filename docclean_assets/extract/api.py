@@ -1,13 +1,25 @@
 """One entry point: any supported document's bytes to an Extraction."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.settings import Settings
 
-# Bump when a change to any backend should make re-ingestion parse unchanged files again.
-PARSER_VERSION = "2"
+
+def _code_version() -> str:
+    """A digest of the extraction library's own source: any change to a backend, a stage or a
+    default threshold makes re-ingestion parse unchanged files again (nobody has to remember)."""
+    digest = hashlib.sha256()
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+PARSER_VERSION = _code_version()
 # The extraction path of formats whose backend has only one.
 _DEFAULT_METHOD = {"pdf": "text_layer", "docx": "ooxml", "pptx": "ooxml"}
 
