@@ -58,11 +58,17 @@ class ParseStats:
     errors: dict[str, str] = field(default_factory=dict)  # path -> error
 
 
+# The settings sections the backends read; boilerplate, normalisation, quality and fetch settings
+# act after parsing, so changing them re-runs the later assets without parsing anything again.
+_PARSE_SECTIONS = ("pdf", "office", "html", "limits")
+
+
 def parse_version(source: Source, settings: Settings) -> str:
     """What a parse depends on besides the bytes: the library's code, the settings and the source's
     own extraction options. A document parsed under another version is parsed again."""
-    options = {"settings": settings.to_dict(), "html": None if source.html is None else asdict(source.html),
-               "speaker_notes": source.speaker_notes}
+    sections = settings.to_dict()
+    options = {"settings": {k: sections[k] for k in _PARSE_SECTIONS},
+               "html": None if source.html is None else asdict(source.html), "speaker_notes": source.speaker_notes}
     digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return f"{PARSER_VERSION}-{digest}"
 

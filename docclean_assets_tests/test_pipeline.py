@@ -278,5 +278,8 @@ def test_changed_settings_or_source_options_parse_again(tmp_path):
     assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
     cfg.write_text(cfg.read_text() + "    html: {drop: ['.cookie']}\n")
     assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
-    cfg.write_text(cfg.read_text() + "settings:\n  html: {shell_max_chars: 150}\n")
+    text = cfg.read_text()
+    cfg.write_text(text + "settings:\n  boilerplate: {min_docs: 4}\n")  # acts after parsing
+    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
+    cfg.write_text(text + "settings:\n  html: {shell_max_chars: 150}\n")
     assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
