@@ -9,6 +9,7 @@ from __future__ import annotations
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
 from docclean_assets.extract.pdf.chars import Char, PageInfo, modal_size, open_pdf, pdf_to_pages
+from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
 from docclean_assets.extract.pdf.footnotes import page_footnotes
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
@@ -32,7 +33,12 @@ def _rotated_block(r: RotatedLine, page: int) -> PBlock:
 
 
 def _page_blocks(
-    info: PageInfo, chars: list[Char], body: float, s: PdfSettings, trace: dict[str, dict[int, object]]
+    info: PageInfo,
+    chars: list[Char],
+    graphics: list[Graphic],
+    body: float,
+    s: PdfSettings,
+    trace: dict[str, dict[int, object]],
 ) -> tuple[list[PBlock], list[Gutter]]:
     """Blocks of one page before ordering (body, watermark, rotated margin notes) and its gutters.
 
@@ -91,11 +97,11 @@ def extract_pdf(data: bytes, settings: Settings) -> Extraction:
     s = settings.pdf
     report = DocReport(format="pdf")
     trace: dict[str, dict[int, object]] = {
-        k: {} for k in ("chars", "split", "words", "lines", "blocks", "gutters", "order")
+        k: {} for k in ("chars", "graphics", "split", "words", "lines", "blocks", "gutters", "order")
     }
     pdf = open_pdf(data)
     try:
-        pages = list(pdf_to_pages(pdf, report.flags))
+        pages = list(pdf_to_pages(pdf, report.flags, s))
     except ExtractionError:
         raise
     except Exception as exc:  # the page tree itself broke while iterating
@@ -105,17 +111,18 @@ def extract_pdf(data: bytes, settings: Settings) -> Extraction:
     if not pages:
         raise ExtractionError("PDF has no pages")
     report.pages = len(pages)
-    report.raw_chars = sum(raw for _i, _c, raw in pages)
+    report.raw_chars = sum(p.raw_chars for p in pages)
     if report.raw_chars == 0:
         report.flag("no_text_layer")
         return Extraction([], report, {k: v for k, v in trace.items()})
-    body = modal_size([c for _i, chars, _r in pages for c in chars])
+    body = modal_size([c for p in pages for c in p.chars])
     trace["body_size"] = {0: body}
     per_page: list[tuple[PageInfo, list[PBlock]]] = []
     page_gutters: list[list[Gutter]] = []
-    for info, chars, _raw in pages:
+    for info, chars, _raw, graphics in pages:
         trace["chars"][info.number] = chars
-        blocks, gutters = _page_blocks(info, chars, body, s, trace)
+        trace["graphics"][info.number] = graphics
+        blocks, gutters = _page_blocks(info, chars, graphics, body, s, trace)
         per_page.append((info, blocks))
         page_gutters.append(gutters)
     blocks_to_kinds(per_page, body, s)

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from docclean_assets.extract.pdf.graphics import Graphic, page_to_graphics
 from docclean_assets.extract.pdf.pdfium import (
     PageFrame,
     opened_page,
@@ -34,6 +35,7 @@ from docclean_assets.extract.pdf.pdfium import (
     text_object_of,
 )
 from docclean_assets.extract.pdf.pdfium import open_pdf as open_pdf  # re-exported: the stage's entry
+from docclean_assets.extract.settings import PdfSettings
 
 _HYPHEN_MARKS = ("\x02", "\ufffe")  # PDFium marks a hyphen ending a line (GetUnicode, GetText)
 
@@ -243,13 +245,23 @@ def page_to_chars(page: pdfium.PdfPage, number: int) -> tuple[PageInfo, list[Cha
     return info, chars, raw_count
 
 
-def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str]) -> Iterator[tuple[PageInfo, list[Char], int]]:
-    """Each page's chars in turn, each page closed before the next is loaded."""
+class PageContent(NamedTuple):
+    """What the stages read from one page: its size, chars, drawn char count and vector graphics."""
+
+    info: PageInfo
+    chars: list[Char]
+    raw_chars: int  # drawn non-space chars, before any char is set aside
+    graphics: list[Graphic]
+
+
+def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str], settings: PdfSettings) -> Iterator[PageContent]:
+    """Each page's chars and graphics in turn, each page closed before the next is loaded."""
     for index in range(len(pdf)):
         number = index + 1
         try:
             with opened_page(pdf, index) as page:
-                yield page_to_chars(page, number)
+                info, chars, raw = page_to_chars(page, number)
+                yield PageContent(info, chars, raw, _graphics(page, settings, flags))
         except Exception:  # a broken page (tree entry, content stream) must not lose the others
             if "page_unreadable" not in flags:
                 flags.append("page_unreadable")
@@ -257,7 +269,18 @@ def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str]) -> Iterator[tuple[Pa
                 w, h = pdf.get_page_size(index)
             except Exception:
                 w, h = 612.0, 792.0
-            yield PageInfo(number, float(w), float(h)), [], 0
+            yield PageContent(PageInfo(number, float(w), float(h)), [], 0, [])
+
+
+def _graphics(page: pdfium.PdfPage, settings: PdfSettings, flags: list[str]) -> list[Graphic]:
+    """The page's painted paths; none (flag `graphics_unreadable`) when PDFium cannot list them, so
+    the text still comes out without region detection."""
+    try:
+        return page_to_graphics(page, settings)
+    except Exception:
+        if "graphics_unreadable" not in flags:
+            flags.append("graphics_unreadable")
+        return []
 
 
 def size_key(size: float) -> float:
