@@ -141,6 +141,9 @@ class DocReport:
     comment_refs: int = 0
     embedded_objects: int = 0  # OLE objects and other embedded files
     picture_shapes: int = 0  # pictures: text inside them contributes zero characters
+    callouts: int = 0  # call-out panels, sidebars and text boxes, kept apart from the prose
+    pull_quotes: int = 0  # display text repeating the body, kept out of it
+    margin_notes: int = 0  # short notes beside the text (clause numbers, stamps), linked, not spliced
     flags: list[str] = field(default_factory=list)
 
     def flag(self, name: str) -> None:

@@ -28,8 +28,9 @@ _SPACES = {ord(c): " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u200
 _TABLE = str.maketrans({**_LIGATURES, **_QUOTES, **_DASHES})
 _WORD = re.compile(r"[^\W\d_]+(?:[-\u00ad][^\W\d_]+)*", re.UNICODE)
 _BROKEN = re.compile(r"([^\W\d_]+)\u00ad\s*([^\W\d_]+)", re.UNICODE)
-# Kinds whose line structure is meaning (Markdown tables, code): only spaces within lines are touched.
-_LINE_KINDS = frozenset({Kind.TABLE, Kind.CODE})
+# Kinds whose line structure is meaning (Markdown tables, code, the paragraphs of a call-out panel):
+# only spaces within lines are touched.
+_LINE_KINDS = frozenset({Kind.TABLE, Kind.CODE, Kind.CALLOUT})
 
 
 def clean_chars(text: str) -> str:

@@ -51,6 +51,10 @@ def document_figures(blocks: list[Block], report: DocReport) -> dict:
         "retention_ratio": retention_ratio(kept, report.raw_chars),
         "boilerplate_removed": sum(n for reason, n in counts.items() if reason in BOILERPLATE_REASONS),
         "footnotes": max(report.footnotes, sum(1 for b in blocks if b.kind == "footnote")),
+        # Asides of every format (PDF panels and sidebars, DOCX text boxes, HTML call-outs) as kept.
+        "callouts": max(report.callouts, sum(1 for b in blocks if b.kind == "callout")),
+        "pull_quotes": max(report.pull_quotes, sum(1 for b in blocks if b.kind == "pull_quote")),
+        "margin_notes": max(report.margin_notes, sum(1 for b in blocks if b.kind == "margin_note")),
         "drop_counts": counts,
     }
 

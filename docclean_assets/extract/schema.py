@@ -56,7 +56,8 @@ RAW_FILES_SCHEMA = pa.schema(
 # The per-document counts of the chances of silent loss, and its flags (quality_report and parsed_documents).
 LOSS_FIELDS = [
     *(pa.field(name, pa.int32()) for name in ("footnotes", "unresolved_regions", "deletions", "insertions", "moves",
-                                               "comment_refs", "embedded_objects", "picture_shapes")),
+                                               "comment_refs", "embedded_objects", "picture_shapes", "callouts",
+                                               "pull_quotes", "margin_notes")),
     pa.field("flags", pa.list_(pa.string())),
 ]
 
@@ -112,7 +113,8 @@ BOILERPLATE_SCHEMA = pa.schema(
 )
 
 _REPORT_COUNTS = ("pages", "raw_chars", "columns", "footnotes", "unresolved_regions", "deletions",
-                  "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes")
+                  "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes", "callouts",
+                  "pull_quotes", "margin_notes")
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,53 @@ class PdfSettings:
     watermark_max_lightness: float = 0.97
     # Overprinted duplicate chars (fake bold) closer than this many em are dropped.
     duplicate_char_em: float = 0.1
+    # Call-out panels: a filled or stroked box drawn in the file whose text is set apart from the
+    # prose. Narrower than this many body em it is a bullet, swatch or icon, not a panel.
+    panel_min_width_em: float = 6.0
+    # A panel holds at least this many lines: one-line boxes are heading bands, highlighted
+    # phrases, buttons and shaded table rows (seen across the corpus papers and reports), and stay
+    # in the flow.
+    panel_min_lines: int = 2
+    # A box covering more than this fraction of the page area, or holding more than
+    # `panel_max_text_share` of the page's characters, is a page background or a frame around the
+    # body (slide-like reports, tinted pages), not a call-out.
+    panel_max_page_fraction: float = 0.6
+    panel_max_text_share: float = 0.5
+    # A char belongs to a panel when its centre lies inside the box grown by this many points
+    # (PDFium's loose char boxes reach past tightly drawn borders by ~0.5 pt).
+    panel_edge_tolerance_pt: float = 1.0
+    # Reversed text: chars at least this light (grey level, 1 = white) on a fill at most
+    # `panel_dark_max_luminance` (relative luminance, 0 black .. 1 white); Word and InDesign
+    # "white on navy" panels measure 1.0 on 0.1-0.35.
+    reversed_min_lightness: float = 0.75
+    panel_dark_max_luminance: float = 0.45
+    # Sidebars without a drawn box: a stack of blocks sharing left and right edges (within
+    # `sidebar_align_em` em) over at least `sidebar_min_height_em` em and `sidebar_min_lines` lines,
+    # beside other text, and at most `sidebar_max_width_ratio` of the page's main text measure (the
+    # char-weighted median line width). Magazine and report sidebars run at 0.3-0.5 of the main
+    # measure; the two columns of a paper are equal (ratio 1).
+    sidebar_max_width_ratio: float = 0.6
+    sidebar_min_height_em: float = 8.0
+    sidebar_min_lines: int = 4
+    sidebar_align_em: float = 1.0
+    # Blocks of one sidebar are stacked at most this many em apart (paragraph skips and a heading
+    # above its text stay below 2.5 em in the generated and corpus reports).
+    sidebar_max_gap_em: float = 3.0
+    # Margin notes: blocks wholly outside the main text's left or right edge (char-weighted 10th
+    # and 90th percentiles of line starts and ends) by at least this many em, no wider than
+    # `margin_note_max_width_fraction` of the main text width and at most `margin_note_max_lines`
+    # lines, beside a body block. Contract clause numbers and revision marks sit 1-3 em outside.
+    margin_note_min_gap_em: float = 1.0
+    margin_note_max_width_fraction: float = 0.3
+    margin_note_max_lines: int = 6
+    # Pull quotes: display text set at least this factor above the body's modal size, of at least
+    # `pull_quote_min_tokens` words, that repeats body text of its own page or the
+    # `pull_quote_page_window` pages around it. Magazine pull quotes run 1.4-2.5x body size; an
+    # abridged quote matches when this fraction of its words occur, in order, in one body passage.
+    pull_quote_min_size_ratio: float = 1.25
+    pull_quote_min_tokens: int = 5
+    pull_quote_page_window: int = 1
+    pull_quote_min_overlap: float = 0.8
     # A painted path no thicker than this many points in one direction is a rule (table and footnote
     # rules, underlines), not a box; LaTeX \hrule and booktabs rules are 0.4-0.8 pt, Word borders
     # 0.5-1.5 pt, while shaded boxes and cells are several points high.
@@ -124,6 +171,13 @@ class PdfSettings:
             "title_max_top_fraction",
             "watermark_min_lightness",
             "watermark_max_lightness",
+            "panel_max_page_fraction",
+            "panel_max_text_share",
+            "reversed_min_lightness",
+            "panel_dark_max_luminance",
+            "sidebar_max_width_ratio",
+            "margin_note_max_width_fraction",
+            "pull_quote_min_overlap",
         )
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")

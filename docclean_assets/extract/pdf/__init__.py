@@ -3,8 +3,13 @@
 Stages (each a pure function; every intermediate is kept in `Extraction.trace`, keyed by stage and
 1-based page): chars -> split (rotated lines, light watermark text) -> words -> lines -> blocks ->
 gutters -> reading order -> kinds (title, headings, captions) -> footnotes -> Block records.
+Asides (call-out panels found on the page's vector graphics, sidebars, margin notes) leave the flow
+before the column analysis and return after reading order, each after the body block it refers to;
+pull quotes are found last, across pages.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
@@ -15,7 +20,16 @@ from docclean_assets.extract.pdf.footnotes import page_footnotes
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
-from docclean_assets.extract.pdf.watermark import RotatedLine, split_chars
+from docclean_assets.extract.pdf.pullquotes import pages_to_pull_quotes
+from docclean_assets.extract.pdf.regions import (
+    blocks_to_margin_notes,
+    blocks_to_sidebars,
+    chars_to_panels,
+    graphics_to_panels,
+    panel_to_callout,
+    place_asides,
+)
+from docclean_assets.extract.pdf.watermark import CharSplit, RotatedLine, split_chars
 from docclean_assets.extract.settings import PdfSettings, Settings
 
 __all__ = ["extract_pdf"]
@@ -32,6 +46,35 @@ def _rotated_block(r: RotatedLine, page: int) -> PBlock:
     return blk
 
 
+class PageLayout(NamedTuple):
+    """One page before ordering: its flow blocks (body, watermark, rotated margin notes), gutters,
+    and asides (call-outs, sidebars, margin notes) to place after reading order."""
+
+    blocks: list[PBlock]
+    gutters: list[Gutter]
+    asides: list[PBlock]
+    reversed_chars: int
+
+
+def _panels(info: PageInfo, parts: CharSplit, graphics: list[Graphic], body: float, s: PdfSettings
+            ) -> tuple[list[Char], list[Char], list[PBlock], int]:
+    """The flow chars, the remaining light chars, the call-out blocks and the reversed-char count."""
+    split = chars_to_panels(parts.normal, parts.light, graphics_to_panels(graphics, info, body, s), s)
+    flow, callouts, reversed_chars = split.flow, [], 0
+    for panel, chars, n_reversed in split.panels:
+        reversed_chars += n_reversed
+        callout = panel_to_callout(panel, chars, info.number, s)
+        if callout is None:  # too little text for a panel: back into the flow
+            flow.extend(chars)
+            continue
+        if n_reversed:
+            callout.extra.append(("reversed_chars", str(n_reversed)))
+        callouts.append(callout)
+    if len(flow) != len(split.flow):
+        flow.sort(key=lambda c: c.seq)
+    return flow, split.light, callouts, reversed_chars
+
+
 def _page_blocks(
     info: PageInfo,
     chars: list[Char],
@@ -39,14 +82,16 @@ def _page_blocks(
     body: float,
     s: PdfSettings,
     trace: dict[str, dict[int, object]],
-) -> tuple[list[PBlock], list[Gutter]]:
-    """Blocks of one page before ordering (body, watermark, rotated margin notes) and its gutters.
+) -> PageLayout:
+    """Blocks of one page before ordering, its gutters and its asides.
 
     Gutters are found on the first blocks; lines merged across a narrow gutter are then split there
-    and the blocks rebuilt.
+    and the blocks rebuilt. Margin notes and sidebars found on those blocks leave the flow, and the
+    gutters are found again without them.
     """
     parts = split_chars(chars, body, s)
-    words = chars_to_words(parts.normal, s)
+    flow, light, asides, reversed_chars = _panels(info, parts, graphics, body, s)
+    words = chars_to_words(flow, s)
     lines = words_to_lines(words, s)
     blocks = lines_to_blocks(lines, info.number, s)
     gutters = blocks_to_gutters(blocks, s)
@@ -56,7 +101,14 @@ def _page_blocks(
             lines = lines_at_gutters
             blocks = lines_to_blocks(lines, info.number, s)
             gutters = blocks_to_gutters(blocks, s)
-    for blk in lines_to_blocks(words_to_lines(chars_to_words(parts.light, s), s), info.number, s):
+    notes = blocks_to_margin_notes(blocks, body, s)
+    for b in notes:
+        blocks.remove(b)
+    sidebars = blocks_to_sidebars(blocks, body, s)
+    if notes or sidebars:
+        gutters = blocks_to_gutters(blocks, s)
+    asides += notes + sidebars
+    for blk in lines_to_blocks(words_to_lines(chars_to_words(light, s), s), info.number, s):
         blk.drop_reason = "watermark"
         blocks.append(blk)
     blocks.extend(_rotated_block(r, info.number) for r in parts.rotated)
@@ -66,10 +118,11 @@ def _page_blocks(
     trace["words"][n] = words
     trace["lines"][n] = lines
     trace["blocks"][n] = list(blocks)
-    return blocks, gutters
+    trace["asides"][n] = list(asides)
+    return PageLayout(blocks, gutters, asides, reversed_chars)
 
 
-def _to_block(b: PBlock, info: PageInfo) -> Block:
+def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
     x0, x1 = max(0.0, min(b.x0, info.width)), max(0.0, min(b.x1, info.width))
     y0, y1 = max(0.0, min(b.top, info.height)), max(0.0, min(b.bottom, info.height))
     meta = [
@@ -86,6 +139,7 @@ def _to_block(b: PBlock, info: PageInfo) -> Block:
         bbox=BBox(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)),
         drop_reason=b.drop_reason,
         level=b.level,
+        anchor=anchor,
         meta=tuple(meta),
     )
 
@@ -97,7 +151,7 @@ def extract_pdf(data: bytes, settings: Settings) -> Extraction:
     s = settings.pdf
     report = DocReport(format="pdf")
     trace: dict[str, dict[int, object]] = {
-        k: {} for k in ("chars", "graphics", "split", "words", "lines", "blocks", "gutters", "order")
+        k: {} for k in ("chars", "graphics", "split", "asides", "words", "lines", "blocks", "gutters", "order")
     }
     pdf = open_pdf(data)
     try:
@@ -118,20 +172,29 @@ def extract_pdf(data: bytes, settings: Settings) -> Extraction:
     body = modal_size([c for p in pages for c in p.chars])
     trace["body_size"] = {0: body}
     per_page: list[tuple[PageInfo, list[PBlock]]] = []
-    page_gutters: list[list[Gutter]] = []
+    layouts: list[PageLayout] = []
     for info, chars, _raw, graphics in pages:
         trace["chars"][info.number] = chars
         trace["graphics"][info.number] = graphics
-        blocks, gutters = _page_blocks(info, chars, graphics, body, s, trace)
-        per_page.append((info, blocks))
-        page_gutters.append(gutters)
+        layout = _page_blocks(info, chars, graphics, body, s, trace)
+        per_page.append((info, layout.blocks))
+        layouts.append(layout)
     blocks_to_kinds(per_page, body, s)
-    out: list[Block] = []
-    for (info, blocks), gutters in zip(per_page, page_gutters, strict=True):
-        ordered, ncols, unresolved = blocks_to_reading_order(blocks, gutters, s)
+    ordered_pages: list[list[PBlock]] = []
+    for (info, blocks), layout in zip(per_page, layouts, strict=True):
+        ordered, ncols, unresolved = blocks_to_reading_order(blocks, layout.gutters, s)
         report.unresolved_regions += unresolved
-        trace["order"][info.number] = ordered
         report.columns = max(report.columns, ncols)
         report.footnotes += page_footnotes(ordered, info, body, s)
-        out.extend(_to_block(b, info) for b in ordered)
+        ordered = place_asides(ordered, layout.asides)
+        trace["order"][info.number] = ordered
+        ordered_pages.append(ordered)
+        if layout.reversed_chars:
+            report.flag("reversed_text")
+    report.pull_quotes = pages_to_pull_quotes(ordered_pages, body, s)
+    everything = [(info, b) for (info, _), ordered in zip(per_page, ordered_pages, strict=True) for b in ordered]
+    index = {id(b): i for i, (_info, b) in enumerate(everything)}
+    out = [_to_block(b, info, index.get(id(b.anchor_to))) for info, b in everything]
+    report.callouts = sum(1 for b in out if b.kind == "callout")
+    report.margin_notes = sum(1 for b in out if b.kind == "margin_note")
     return Extraction(renumber(out), report, trace)

@@ -20,6 +20,8 @@ class PBlock:
     level: int | None = None
     column: int = 0  # set by the reading-order stage
     extra: list[tuple[str, str]] = field(default_factory=list)
+    anchor_to: PBlock | None = None  # the body block an aside (call-out, margin note, pull quote) refers to
+    parts: list[PBlock] | None = None  # an aside built from several paragraphs: its text keeps their breaks
     x0: float = 0.0
     top: float = 0.0
     x1: float = 0.0
@@ -56,6 +58,8 @@ class PBlock:
 
     @property
     def text(self) -> str:
+        if self.parts:
+            return "\n".join(p.text for p in self.parts)
         return join_lines([ln.text for ln in self.lines])
 
 

@@ -1,0 +1,182 @@
+"""Stage 8: pull quotes, display text that repeats the body, relabelled `pull_quote` (out of the body,
+kept in the table) with the body block and offset it repeats.
+
+Matching is on a hard normalisation (compatibility forms and ligatures folded, case folded,
+decorative quotes removed, dashes and ellipses unified, whitespace collapsed) that keeps, for every
+normalised character, its offset in the block's original text. An exact match comes first; an
+abridged quote matches when its pieces between ellipses occur in order within one short passage, or
+when `pull_quote_min_overlap` of its words occur in order in one passage of about its length. Display
+text that matches nothing stays what it was (a heading or a paragraph).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from difflib import SequenceMatcher
+from typing import NamedTuple
+
+from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
+from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.settings import PdfSettings
+
+_QUOTES = frozenset("\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d")
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212")
+_ELLIPSIS = re.compile(r"\.\s*\.\s*\.|\u2026|\[\.\.\.\]")
+_WORD = re.compile(r"\w+")
+# An abridged quote's pieces must occur within a passage at most this many times the quote's length.
+_ABRIDGED_SPAN_FACTOR = 3.0
+# Candidate passages for the word-overlap test are this many times the quote's word count long.
+_OVERLAP_WINDOW_FACTOR = 1.5
+DISPLAY_KINDS = ("heading", "paragraph", "callout")
+
+
+class Folded(NamedTuple):
+    """Hard-normalised text and, per character, its offset in the original."""
+
+    text: str
+    offsets: list[int]
+
+
+def fold(text: str) -> Folded:
+    """`text` hard-normalised for matching, keeping each character's original offset."""
+    out: list[str] = []
+    offs: list[int] = []
+    space = True
+    for i, ch in enumerate(text):
+        if ch == LINE_BREAK_HYPHEN or ch in _QUOTES:
+            continue
+        if ch in _DASHES:
+            ch = "-"
+        for c in unicodedata.normalize("NFKC", ch).casefold():
+            if c.isspace():
+                if not space:
+                    out.append(" ")
+                    offs.append(i)
+                space = True
+            else:
+                out.append(c)
+                offs.append(i)
+                space = False
+    while out and out[-1] == " ":
+        out.pop()
+        offs.pop()
+    return Folded("".join(out), offs)
+
+
+class _Pool(NamedTuple):
+    """The body text of a page window: folded, with the block and original offset of each char."""
+
+    text: str
+    block: list[PBlock | None]
+    offset: list[int]
+
+
+def _pool(blocks: list[PBlock]) -> _Pool:
+    parts: list[str] = []
+    owner: list[PBlock | None] = []
+    offset: list[int] = []
+    for b in blocks:
+        f = fold(b.text)
+        if not f.text:
+            continue
+        parts.append(f.text + " ")
+        owner.extend([b] * len(f.text))
+        offset.extend(f.offsets)
+        owner.append(None)
+        offset.append(-1)
+    return _Pool("".join(parts), owner, offset)
+
+
+class Match(NamedTuple):
+    """Where a quote was found in the body pool and how."""
+
+    start: int  # index in the pool text
+    how: str  # exact | abridged | overlap
+    score: float  # fraction of the quote's words found
+
+
+def _find(quote: str, pool: str, min_overlap: float) -> Match | None:
+    """The first passage of `pool` that `quote` (folded) repeats, exactly or abridged."""
+    core = _ELLIPSIS.sub(" ", quote).strip()
+    k = pool.find(core)
+    if k >= 0:
+        return Match(k, "exact", 1.0)
+    pieces = [p.strip() for p in _ELLIPSIS.split(quote) if _WORD.search(p)]
+    if len(pieces) > 1:
+        span = _ABRIDGED_SPAN_FACTOR * len(quote)
+        start = pool.find(pieces[0])
+        while start >= 0:
+            pos, ok = start + len(pieces[0]), True
+            for p in pieces[1:]:
+                pos = pool.find(p, pos)
+                if pos < 0 or pos - start > span:
+                    ok = False
+                    break
+                pos += len(p)
+            if ok:
+                return Match(start, "abridged", 1.0)
+            start = pool.find(pieces[0], start + 1)
+    return _overlap(quote, pool, min_overlap)
+
+
+def _overlap(quote: str, pool: str, min_overlap: float) -> Match | None:
+    """The best passage holding at least `min_overlap` of the quote's words in order."""
+    qwords = _WORD.findall(quote)
+    spans = [(m.start(), m.group()) for m in _WORD.finditer(pool)]
+    if not qwords or not spans:
+        return None
+    words = [w for _s, w in spans]
+    qset = set(qwords)
+    window = max(int(_OVERLAP_WINDOW_FACTOR * len(qwords)), len(qwords))
+    need = min_overlap * len(qwords)
+    best: Match | None = None
+    for i, w in enumerate(words):
+        if w not in qset:
+            continue
+        cand = words[i:i + window]
+        if sum(1 for x in cand if x in qset) < need:
+            continue
+        got = sum(m.size for m in SequenceMatcher(None, qwords, cand, autojunk=False).get_matching_blocks())
+        if got >= need and (best is None or got / len(qwords) > best.score):
+            best = Match(spans[i][0], "overlap", got / len(qwords))
+    return best
+
+
+def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSettings) -> int:
+    """Relabel, in place, display blocks that repeat body text of their page or the pages around
+    them as `pull_quote` (anchor and offset of the match in `anchor_to` and `extra`); return how many."""
+    big = s.pull_quote_min_size_ratio * body_size
+    window = s.pull_quote_page_window
+    display = [
+        [
+            b for b in blocks
+            if b.drop_reason is None and b.kind in DISPLAY_KINDS and b.size >= big
+            and len(_WORD.findall(fold(b.text).text)) >= s.pull_quote_min_tokens
+        ]
+        for blocks in pages
+    ]
+    if not any(display):
+        return 0
+    prose = [
+        [b for b in blocks if b.drop_reason is None and b.kind in ("paragraph", "list_item") and b.size < big]
+        for blocks in pages
+    ]
+    count = 0
+    for p, cands in enumerate(display):
+        if not cands:
+            continue
+        pool = _pool([b for q in range(max(0, p - window), min(len(pages), p + window + 1)) for b in prose[q]])
+        for b in cands:
+            m = _find(fold(b.text).text, pool.text, s.pull_quote_min_overlap)
+            if m is None:
+                continue
+            k = m.start
+            while k < len(pool.block) and pool.block[k] is None:
+                k += 1
+            if k >= len(pool.block):
+                continue
+            b.kind, b.level = "pull_quote", None
+            b.anchor_to = pool.block[k]
+            b.extra += [("matched_offset", str(pool.offset[k])), ("match", m.how), ("match_score", f"{m.score:.2f}")]
+            count += 1
+    return count

@@ -1,0 +1,318 @@
+"""Stage 2b: asides, the text set beside the prose, as blocks of their own.
+
+- Call-out panels: chars whose centre lies inside a filled or stroked box drawn in the file (an
+  exact containment test on the page's vector graphics) belong to that panel, whatever the columns
+  do around it; the panel becomes one `callout` block.
+- Sidebars: a narrow stack of blocks with stable left and right edges down a long stretch of the
+  page, beside wider text, without a drawn box; also one `callout` block.
+- Margin notes: short blocks wholly outside the main text's left or right edge, beside a body block.
+
+Asides leave the column analysis and are placed after reading order is known (`place_asides`):
+each right after the body block it sits beside, with `anchor_to` pointing at that block.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.chars import Char, PageInfo
+from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
+from docclean_assets.extract.settings import PdfSettings
+
+# Paint at least this light (relative luminance) is invisible on a white page: white boxes mask
+# content or carry links, they frame nothing.
+_INVISIBLE_LUMINANCE = 0.97
+# Containment is a chars x panels matrix; a page drawing more candidate boxes than this keeps the
+# largest (grids of cell boxes belong to tables, handled before panels).
+_MAX_PANELS_PER_PAGE = 400
+ASIDE_KINDS = ("callout", "margin_note", "pull_quote")
+
+
+class Panel(NamedTuple):
+    """A box drawn on the page that may set text apart, in top-left points."""
+
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    dark: bool  # filled with a dark colour: light text on it is reversed text
+
+    @property
+    def area(self) -> float:
+        return (self.x1 - self.x0) * (self.bottom - self.top)
+
+
+class PanelChars(NamedTuple):
+    """The page's chars divided between the flow, the watermark candidates and the panels."""
+
+    flow: list[Char]
+    light: list[Char]  # light chars on no dark panel: still watermark candidates
+    panels: list[tuple[Panel, list[Char], int]]  # panel, its chars in page order, how many are reversed
+
+
+def luminance(rgba: tuple[int, int, int, int]) -> float:
+    """Relative luminance of an RGB colour, 0 black .. 1 white (Rec. 601 weights)."""
+    r, g, b, _a = rgba
+    return (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
+
+
+def _visible(rgba: tuple[int, int, int, int] | None) -> bool:
+    return rgba is not None and rgba[3] > 0 and luminance(rgba) < _INVISIBLE_LUMINANCE
+
+
+def _inside(g: Graphic, box: tuple[float, float, float, float]) -> bool:
+    x0, top, x1, bottom = box
+    cx, cy = (g.x0 + g.x1) / 2, (g.top + g.bottom) / 2
+    return x0 <= cx <= x1 and top <= cy <= bottom
+
+
+def graphics_to_panels(
+    graphics: list[Graphic],
+    info: PageInfo,
+    body: float,
+    settings: PdfSettings,
+    avoid: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
+) -> list[Panel]:
+    """Boxes that may hold a call-out: visibly painted, room for two lines of body text, at least
+    `panel_min_width_em` wide, not the page background, not a cell of a table in `avoid`."""
+    page_area = max(info.width * info.height, 1.0)
+    out: list[Panel] = []
+    for g in graphics:
+        if g.kind != "rect":
+            continue
+        w, h = g.x1 - g.x0, g.bottom - g.top
+        if w < settings.panel_min_width_em * body or h < settings.panel_min_lines * body:
+            continue
+        if w * h > settings.panel_max_page_fraction * page_area:
+            continue
+        filled = _visible(g.fill)
+        if not (filled or _visible(g.stroke)):
+            continue
+        if any(_inside(g, box) for box in avoid):
+            continue
+        dark = filled and g.fill is not None and luminance(g.fill) <= settings.panel_dark_max_luminance
+        out.append(Panel(g.x0, g.top, g.x1, g.bottom, dark))
+    if len(out) > _MAX_PANELS_PER_PAGE:
+        out = sorted(out, key=lambda p: -p.area)[:_MAX_PANELS_PER_PAGE]
+    return out
+
+
+def chars_to_panels(normal: list[Char], light: list[Char], panels: list[Panel], settings: PdfSettings) -> PanelChars:
+    """Each char to the outermost panel containing its centre, unless that panel holds more than
+    `panel_max_text_share` of the page's chars (a frame around the body). Light chars (watermark
+    candidates) join a panel only when the innermost box under them is dark: reversed text."""
+    if not panels or not (normal or light):
+        return PanelChars(list(normal), list(light), [])
+    chars = [*normal, *light]
+    is_light = np.zeros(len(chars), dtype=bool)
+    is_light[len(normal):] = True
+    tol = settings.panel_edge_tolerance_pt
+    cx = np.fromiter(((c.x0 + c.x1) / 2 for c in chars), float, len(chars))
+    cy = np.fromiter(((c.top + c.bottom) / 2 for c in chars), float, len(chars))
+    box = np.array([(p.x0 - tol, p.top - tol, p.x1 + tol, p.bottom + tol) for p in panels])
+    inside = (
+        (cx[:, None] >= box[None, :, 0]) & (cx[:, None] <= box[None, :, 2])
+        & (cy[:, None] >= box[None, :, 1]) & (cy[:, None] <= box[None, :, 3])
+    )
+    area = np.array([p.area for p in panels])
+    dark = np.array([p.dark for p in panels])
+    # Reversed: the innermost box under the char is dark and the char is light.
+    innermost = np.where(inside, area[None, :], np.inf).argmin(axis=1)
+    any_inside = inside.any(axis=1)
+    lightness = np.fromiter((c.lightness for c in chars), float, len(chars))
+    reversed_ = any_inside & dark[innermost] & (lightness >= settings.reversed_min_lightness)
+    eligible = ~is_light | reversed_
+    # Frames around most of the page's text are not call-outs.
+    counts = (inside & eligible[:, None]).sum(axis=0)
+    qualifies = (counts > 0) & (counts <= settings.panel_max_text_share * max(int(eligible.sum()), 1))
+    held = inside & qualifies[None, :] & eligible[:, None]
+    outermost = np.where(held, area[None, :], -1.0).argmax(axis=1)
+    in_panel = held.any(axis=1)
+    flow = [c for i, c in enumerate(normal) if not in_panel[i]]
+    light_rest = [c for i, c in enumerate(light) if not in_panel[len(normal) + i]]
+    grouped: dict[int, list[int]] = {}
+    for i in np.flatnonzero(in_panel):
+        grouped.setdefault(int(outermost[i]), []).append(int(i))
+    members = [
+        (panels[k], sorted((chars[i] for i in idx), key=lambda c: c.seq), int(reversed_[idx].sum()))
+        for k, idx in sorted(grouped.items())
+    ]
+    return PanelChars(flow, light_rest, members)
+
+
+def panel_to_callout(panel: Panel, chars: list[Char], page: int, settings: PdfSettings) -> PBlock | None:
+    """The panel's text as one `callout` block (its paragraphs kept apart, the box as its bbox);
+    None when it holds fewer than `panel_min_lines` lines (a heading band, a highlighted phrase)."""
+    lines = words_to_lines(chars_to_words(chars, settings), settings)
+    if len(lines) < settings.panel_min_lines:
+        return None
+    paragraphs = lines_to_blocks(lines, page, settings)
+    paragraphs.sort(key=lambda b: (b.top, b.x0))
+    out = PBlock([ln for p in paragraphs for ln in p.lines], page, kind="callout")
+    out.parts = paragraphs
+    out.x0, out.top, out.x1, out.bottom = panel.x0, panel.top, panel.x1, panel.bottom
+    out.extra.append(("region", "box"))
+    return out
+
+
+def _weighted_quantile(values: list[float], weights: list[int], q: float) -> float:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    total = sum(weights)
+    acc = 0.0
+    for i in order:
+        acc += weights[i]
+        if acc >= q * total:
+            return values[i]
+    return values[order[-1]]
+
+
+def _vertical_overlap(a: PBlock, b: PBlock) -> float:
+    return min(a.bottom, b.bottom) - max(a.top, b.top)
+
+
+def blocks_to_margin_notes(blocks: list[PBlock], body: float, settings: PdfSettings) -> list[PBlock]:
+    """Blocks in the outer margins (wholly outside the main text's edges, short, beside a body
+    block, within the vertical span of the prose), relabelled `margin_note` in place; returned in
+    page order."""
+    content = [b for b in blocks if b.drop_reason is None and b.kind == "paragraph"]
+    lines = [ln for b in content for ln in b.lines]
+    if len(content) < 2 or not lines:
+        return []
+    weights = [ln.n for ln in lines]
+    left = _weighted_quantile([ln.x0 for ln in lines], weights, 0.1)
+    right = _weighted_quantile([ln.x1 for ln in lines], weights, 0.9)
+    gap = settings.margin_note_min_gap_em * body
+    width = right - left
+    # Only beside the prose: page furniture (a page label, a footer DOI) sits above or below every
+    # paragraph of two lines or more.
+    prose = [b for b in content if len(b.lines) >= 2]
+    if not prose:
+        return []
+    span_top, span_bottom = min(b.top for b in prose), max(b.bottom for b in prose)
+    notes = []
+    for b in content:
+        if not span_top <= (b.top + b.bottom) / 2 <= span_bottom:
+            continue
+        if len(b.lines) > settings.margin_note_max_lines or b.x1 - b.x0 > settings.margin_note_max_width_fraction * width:
+            continue
+        side = "left" if b.x1 <= left - gap else "right" if b.x0 >= right + gap else None
+        if side is None:
+            continue
+        if not any(o is not b and left - gap < o.x0 < right and _vertical_overlap(o, b) > 0 for o in content):
+            continue
+        b.kind = "margin_note"
+        b.extra.append(("region", "margin"))
+        b.extra.append(("side", side))
+        notes.append(b)
+    return sorted(notes, key=lambda b: (b.top, b.x0))
+
+
+def _measure(blocks: list[PBlock]) -> float:
+    """The page's main text measure: the char-weighted median line width."""
+    lines = [ln for b in blocks for ln in b.lines]
+    return _weighted_quantile([ln.x1 - ln.x0 for ln in lines], [ln.n for ln in lines], 0.5) if lines else 0.0
+
+
+def _words_per_line(blocks: list[PBlock]) -> float:
+    lines = [ln for b in blocks for ln in b.lines]
+    return sum(len(ln.words) for ln in lines) / max(len(lines), 1)
+
+
+def blocks_to_sidebars(blocks: list[PBlock], body: float, settings: PdfSettings) -> list[PBlock]:
+    """Sidebars without a drawn box, each as one `callout` block (region `sidebar`); their blocks
+    are removed from `blocks` in place.
+
+    A sidebar is a stack of prose blocks sharing left and right edges, narrower than
+    `sidebar_max_width_ratio` x the page's main measure, at least `sidebar_min_height_em` tall, with
+    nothing else across its x-range between its blocks, beside wider text.
+    """
+    content = [b for b in blocks if b.drop_reason is None and b.kind in ("paragraph", "heading", "list_item")]
+    measure = _measure(content)
+    if measure <= 0:
+        return []
+    align = settings.sidebar_align_em * body
+    narrow = [b for b in content if b.x1 - b.x0 <= settings.sidebar_max_width_ratio * measure]
+    bands: list[list[PBlock]] = []
+    for b in sorted(narrow, key=lambda b: (b.top, b.x0)):
+        band = next((s for s in bands if abs(s[-1].x0 - b.x0) <= align and b.x1 <= max(x.x1 for x in s) + align
+                     and b.top - s[-1].bottom <= settings.sidebar_max_gap_em * body), None)
+        if band is not None and not any(
+            o not in band and o is not b and o.top >= band[-1].bottom - 1 and o.bottom <= b.top + 1
+            and min(o.x1, b.x1) - max(o.x0, b.x0) > 0 for o in content
+        ):
+            band.append(b)
+        else:
+            bands.append([b])
+    out: list[PBlock] = []
+    for band in bands:
+        x0, x1 = min(b.x0 for b in band), max(b.x1 for b in band)
+        top, bottom = band[0].top, max(b.bottom for b in band)
+        if bottom - top < settings.sidebar_min_height_em * body or x1 - x0 > settings.sidebar_max_width_ratio * measure:
+            continue
+        if sum(len(b.lines) for b in band) < settings.sidebar_min_lines:
+            continue
+        if _words_per_line(band) < settings.column_min_words_per_line:
+            continue
+        beside = [
+            o for o in content
+            if o not in band and (o.x1 <= x0 or o.x0 >= x1) and min(o.bottom, bottom) - max(o.top, top) > 0
+            and o.x1 - o.x0 > settings.sidebar_max_width_ratio * measure
+        ]
+        if not beside:
+            continue
+        side = PBlock([ln for b in band for ln in b.lines], band[0].page, kind="callout")
+        side.parts = list(band)
+        side.extra.append(("region", "sidebar"))
+        out.append(side)
+        for b in band:
+            blocks.remove(b)
+    return out
+
+
+def _anchor_for(aside: PBlock, ordered: list[PBlock], by_overlap: bool) -> int | None:
+    """Index in `ordered` of the body block the aside goes after (see `place_asides`)."""
+    body = [(i, b) for i, b in enumerate(ordered) if b.drop_reason is None and b.kind not in ASIDE_KINDS]
+    if not body:
+        return None
+
+    def h_overlap(b: PBlock) -> bool:
+        return min(b.x1, aside.x1) - max(b.x0, aside.x0) > 0
+
+    if by_overlap:  # margin notes: the block beside them, most vertical overlap first
+        beside = [(i, b) for i, b in body if _vertical_overlap(b, aside) > 0]
+        if beside:
+            return max(beside, key=lambda ib: (_vertical_overlap(ib[1], aside), -abs(ib[1].x0 - aside.x0)))[0]
+    edge = aside.top
+    tiers = (
+        [i for i, b in body if b.top <= edge <= b.bottom and h_overlap(b)],
+        [i for i, b in body if b.bottom <= edge + 1 and h_overlap(b)],
+        [i for i, b in body if b.top <= edge <= b.bottom],
+        [i for i, b in body if b.bottom <= edge + 1],
+    )
+    return next((max(t) for t in tiers if t), None)
+
+
+def place_asides(ordered: list[PBlock], asides: list[PBlock]) -> list[PBlock]:
+    """The page's reading order with each aside right after the body block it refers to: for a
+    call-out, the block whose vertical extent holds the panel's top edge (else the last block above
+    it), preferring blocks over the panel's x-range; for a margin note, the block beside it. Asides
+    with nothing before them open the page. `anchor_to` records the block."""
+    if not asides:
+        return ordered
+    after: dict[int, list[PBlock]] = {}
+    lead: list[PBlock] = []
+    for a in sorted(asides, key=lambda b: (b.top, b.x0)):
+        k = _anchor_for(a, ordered, by_overlap=a.kind == "margin_note")
+        if k is None:
+            lead.append(a)
+        else:
+            a.anchor_to = ordered[k]
+            after.setdefault(k, []).append(a)
+    out = list(lead)
+    for i, b in enumerate(ordered):
+        out.append(b)
+        out.extend(after.get(i, ()))
+    return out
