@@ -60,7 +60,8 @@ class ParseStats:
 
 # The settings sections the backends read; boilerplate, normalisation, quality and fetch settings
 # act after parsing, so changing them re-runs the later assets without parsing anything again.
-_PARSE_SECTIONS = ("pdf", "office", "html", "limits")
+_PARSE_SECTIONS = ("pdf", "office", "html", "limits", "ocr")
+_OCR_FORMATS = frozenset({"pdf", "docx", "pptx"})
 
 
 def parse_version(source: Source, settings: Settings) -> str:
@@ -68,7 +69,8 @@ def parse_version(source: Source, settings: Settings) -> str:
     own extraction options. A document parsed under another version is parsed again."""
     sections = settings.to_dict()
     options = {"settings": {k: sections[k] for k in _PARSE_SECTIONS},
-               "html": None if source.html is None else asdict(source.html), "speaker_notes": source.speaker_notes}
+               "html": None if source.html is None else asdict(source.html), "speaker_notes": source.speaker_notes,
+               "ocr": source.ocr, "ocr_scanned_body": source.ocr_scanned_body}
     digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return f"{PARSER_VERSION}-{digest}"
 
@@ -82,11 +84,19 @@ def _options(source: Source, settings: Settings, row: dict) -> dict:
     opts: dict = {"settings": settings}
     if row["format"] == "pptx":
         opts["speaker_notes"] = source.speaker_notes
+    if row["format"] in _OCR_FORMATS:
+        opts.update(ocr=source.ocr, ocr_scanned_body=source.ocr_scanned_body)
     if row["format"] == "html":
         opts["html_rules"] = source.html
         if source.urls:
             opts["url"] = row["path"]
     return opts
+
+
+def _timeout(source: Source, settings: Settings, row: dict) -> float:
+    """Seconds one document's worker may take: OCR'd formats get the OCR time grant on top."""
+    grant = settings.ocr.timeout_grant_s if source.ocr != "off" and row["format"] in _OCR_FORMATS else 0.0
+    return settings.limits.timeout_s + grant
 
 
 def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None, previous_docs: pa.Table | None,
@@ -124,7 +134,8 @@ def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None
             block_items.extend((_ref(row), b) for b in old_blocks.get(row["doc_id"], []))
         else:
             waiting[row["doc_id"]].append(row)
-            jobs.setdefault(row["doc_id"], Job(row["doc_id"], row["blob"], row["format"], _options(source, settings, row)))
+            jobs.setdefault(row["doc_id"], Job(row["doc_id"], row["blob"], row["format"], _options(source, settings, row),
+                                               _timeout(source, settings, row)))
 
     for job, outcome in run_jobs(jobs.values(), settings.limits, extractor):
         for row in waiting[job.key]:

@@ -15,7 +15,9 @@ from docclean_assets.extract.settings import Settings
 from docclean_assets.extract.sniff import EXTENSIONS
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
-SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render"}
+SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render",
+               "ocr", "ocr_scanned_body"}
+OCR_MODES = ("auto", "off", "force")
 TOP_KEYS = {"sources", "settings"}
 
 
@@ -49,6 +51,8 @@ class Source:
     max_revisions: int | None = None
     speaker_notes: bool = True  # emit PPTX speaker notes (as kind='speaker_notes', never body)
     render: bool = False  # URL sources: take each page's DOM from headless Chromium after its scripts ran
+    ocr: str = "auto"  # PDF/DOCX/PPTX: OCR scanned pages and pictures (auto), never (off), every page (force)
+    ocr_scanned_body: bool = True  # a scanned page's OCR text is body paragraphs (else image_text)
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,12 @@ def _source(name: str, raw: Any, base: Path) -> Source:
     if render and not urls:
         raise _err(name, "render", "applies to URL sources only (a saved page cannot run its scripts)")
     html = _html_rules(name, raw["html"]) if "html" in raw else None
-    return Source(name, path, urls, html, schedule, band, max_rev, notes, render)
+    ocr, scanned_body = raw.get("ocr", "auto"), raw.get("ocr_scanned_body", True)
+    if ocr not in OCR_MODES:
+        raise _err(name, "ocr", f"must be one of {', '.join(OCR_MODES)} (YAML reads a bare off as false: quote it)")
+    if not isinstance(scanned_body, bool):
+        raise _err(name, "ocr_scanned_body", "must be true or false")
+    return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body)
 
 
 def load_sources(file: str | Path) -> SourcesConfig:

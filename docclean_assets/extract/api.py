@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docclean_assets.extract.model import Extraction
+from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.settings import Settings
 
 
@@ -44,17 +45,22 @@ def extract_document(
     html_rules: HtmlRules | None = None,
     url: str | None = None,
     speaker_notes: bool = True,
+    ocr: str = "auto",
+    ocr_scanned_body: bool = True,
 ) -> Extraction:
     """Dispatch to the backend for `fmt`; raises ExtractionError for unreadable input. `html_rules`
-    and `url` apply to HTML, `speaker_notes` (emit the notes of slides) to PPTX."""
+    and `url` apply to HTML, `speaker_notes` (emit the notes of slides) to PPTX; `ocr` (auto | off |
+    force) and `ocr_scanned_body` (a scanned page's text is body) to PDF, DOCX and PPTX."""
     settings = settings or Settings()
-    result = _dispatch(data, fmt, settings, html_rules=html_rules, url=url, speaker_notes=speaker_notes)
+    run = OcrRun(settings.ocr, ocr, ocr_scanned_body)
+    result = _dispatch(data, fmt, settings, html_rules=html_rules, url=url, speaker_notes=speaker_notes,
+                       ocr=run if run.enabled else None)
     result.report.method = result.report.method or _DEFAULT_METHOD.get(fmt, "")
     return result
 
 
 def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRules | None, url: str | None,
-              speaker_notes: bool) -> Extraction:
+              speaker_notes: bool, ocr: OcrRun | None) -> Extraction:
     """The backend's Extraction for `fmt`."""
     if not data:
         raise ExtractionError("empty file (0 bytes)")
@@ -63,15 +69,15 @@ def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRule
         from docclean_assets.extract.pdf import extract_pdf
 
         plan = plan_pdf(data, settings.limits)  # page cap; pages over the char cap set aside
-        return merge_flooded(extract_pdf(plan.data, settings), plan)
+        return merge_flooded(extract_pdf(plan.data, settings, ocr), plan)
     if fmt == "docx":
         from docclean_assets.extract.docx import extract_docx
 
-        return extract_docx(data, settings)
+        return extract_docx(data, settings, ocr)
     if fmt == "pptx":
         from docclean_assets.extract.pptx import extract_pptx
 
-        return extract_pptx(data, settings, speaker_notes=speaker_notes)
+        return extract_pptx(data, settings, speaker_notes=speaker_notes, ocr=ocr)
     if fmt == "html":
         from docclean_assets.extract.guard import check_html_bytes
         from docclean_assets.extract.html import extract_html

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 
 from lxml import etree
 
@@ -23,6 +24,8 @@ from docclean_assets.extract.docx_body import (
     w,
 )
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars
+from docclean_assets.extract.ocr import OcrRun
+from docclean_assets.extract.ocr_office import PictureText, blob_to_picture_text
 from docclean_assets.extract.office_common import library_error, check_package, extraction_error, iter_text_nodes, parse_xml, tidy
 from docclean_assets.extract.settings import LimitSettings, Settings
 
@@ -41,8 +44,9 @@ def _root(part) -> etree._Element:
 class _Emitter:
     """Blocks in final order; seq is the list position, so anchors are list indices."""
 
-    def __init__(self) -> None:
+    def __init__(self, picture_text: Callable[[str], PictureText | None] | None = None) -> None:
         self.blocks: list[Block] = []
+        self.picture_text = picture_text  # OCR of a body picture by relationship id (None: OCR off)
         self.comment_anchor: dict[str, int] = {}
         self.note_anchor: dict[tuple[str, str], int] = {}
 
@@ -56,9 +60,10 @@ class _Emitter:
         """One container item, then its deleted fragments and its text boxes."""
         text = tidy(item.text)
         handle: int | None = None
+        read = self._pictures(item) if drop is None else []
         if text:
             handle = self.add(kind or item.kind, text, level=item.level, drop=drop, meta=meta)
-        elif item.boxes or item.comments or item.notes:
+        elif item.boxes or item.comments or item.notes or read:
             handle = self.add(kind or item.kind, "", level=item.level, drop=str(DropReason.EMPTY), meta=meta)
         for cid in item.comments:
             if handle is not None:
@@ -74,6 +79,14 @@ class _Emitter:
                 self.add(Kind.CALLOUT, box, anchor=handle, meta=meta)
             else:
                 self.add(kind or Kind.PARAGRAPH, box, drop=drop, anchor=handle, meta=meta)
+        for found in read:
+            self.add(Kind.IMAGE_TEXT, found.text, anchor=handle, meta=meta + found.meta())
+
+    def _pictures(self, item: Item) -> list[PictureText]:
+        """What OCR reads in the item's pictures (none when OCR is off)."""
+        if self.picture_text is None:
+            return []
+        return [t for t in (self.picture_text(rid) for rid in item.pictures) if t is not None]
 
 
 def _open(data: bytes, limits: LimitSettings):
@@ -122,12 +135,12 @@ def _raw_chars(roots: list[etree._Element]) -> int:
     return sum(count_chars(el.text or "") for root in roots for el in iter_text_nodes(root, tags))
 
 
-def extract_docx(data: bytes, settings: Settings) -> Extraction:
+def extract_docx(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> Extraction:
     """See `_extract_docx`; a package that makes the OOXML library itself fail is refused with its error."""
     from docclean_assets.extract.api import ExtractionError
 
     try:
-        return _extract_docx(data, settings)
+        return _extract_docx(data, settings, ocr)
     except ExtractionError:
         raise
     except Exception as exc:
@@ -137,8 +150,24 @@ def extract_docx(data: bytes, settings: Settings) -> Extraction:
         raise refused from exc
 
 
-def _extract_docx(data: bytes, settings: Settings) -> Extraction:
-    """Blocks of a DOCX in reading order, with revision, comment and object counts."""
+def _body_picture_reader(document, ocr: OcrRun | None) -> Callable[[str], PictureText | None] | None:
+    """OCR of the body's pictures by relationship id, or None when OCR is off."""
+    if ocr is None:
+        return None
+
+    def read(rid: str) -> PictureText | None:
+        try:
+            blob = document.part.related_parts[rid].blob
+        except Exception:  # a missing or external image: nothing to read
+            return None
+        return blob_to_picture_text(blob, ocr)
+
+    return read
+
+
+def _extract_docx(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> Extraction:
+    """Blocks of a DOCX in reading order, with revision, comment and object counts; with `ocr`, the
+    text of body pictures follows the paragraph anchoring them as image_text."""
     document = _open(data, settings.limits)  # no DOCX layout threshold; only the package limits apply
     root = document.part.element
     body = root.find(w("body"))
@@ -147,7 +176,7 @@ def _extract_docx(data: bytes, settings: Settings) -> Extraction:
     styles_parts = _related(document, "styles")
     styles = StyleMap(_root(styles_parts[0]) if styles_parts else None)
     reader = BodyReader(styles)
-    out = _Emitter()
+    out = _Emitter(_body_picture_reader(document, ocr))
     roots = [root]
     hf_drop = str(DropReason.HEADER_FOOTER)
 
@@ -221,5 +250,7 @@ def _extract_docx(data: bytes, settings: Settings) -> Extraction:
         report.flag("has_comments")
     if c.text_boxes:
         report.flag("has_text_boxes")
+    if ocr is not None:
+        ocr.to_report(report, report.raw_chars)
     trace = {"text_boxes": c.text_boxes, "comments": comments, "parts": len(roots)}
     return Extraction(blocks=out.blocks, report=report, trace=trace)

@@ -20,6 +20,8 @@ V_NS = "urn:schemas-microsoft-com:vml"
 O_NS = "urn:schemas-microsoft-com:office:office"
 PIC_NS = "http://schemas.openxmlformats.org/drawingml/2006/picture"
 C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
 def w(name: str) -> str:
@@ -79,6 +81,7 @@ class Item:
     comments: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     mark_deleted: bool = False
+    pictures: list[str] = field(default_factory=list)  # relationship ids of the images drawn in it
 
     def absorb(self, other: Item) -> None:
         """Take over another item's attachments (a cell's or a text box's)."""
@@ -86,6 +89,7 @@ class Item:
         self.boxes += other.boxes
         self.comments += other.comments
         self.notes += other.notes
+        self.pictures += other.pictures
 
 
 class _Acc:
@@ -213,6 +217,14 @@ class StyleMap:
         return "paragraph", None
 
 
+def _picture_rid(el: etree._Element) -> str | None:
+    """The relationship id of the image a pic:pic (a:blip r:embed) or v:imagedata (r:id) shows."""
+    if el.tag == f"{{{V_NS}}}imagedata":
+        return el.get(f"{{{R_NS}}}id")
+    blip = el.find(f".//{{{A_NS}}}blip")
+    return blip.get(f"{{{R_NS}}}embed") if blip is not None else None
+
+
 def _sym(el: etree._Element) -> str:
     code = el.get(w("char"))
     try:
@@ -336,6 +348,9 @@ class BodyReader:
                     acc.item.notes.append((_NOTE_REFS[tag], nid))
             elif tag in _PICTURES:
                 c.picture_shapes += 1
+                rid = _picture_rid(child)
+                if rid and not deleted:
+                    acc.item.pictures.append(rid)
             elif tag == W_OBJECT:
                 c.embedded_objects += 1
                 self._in_object += 1

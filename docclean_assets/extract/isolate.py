@@ -32,6 +32,7 @@ class Job:
     blob: str  # path of the file holding the bytes
     fmt: str
     options: dict[str, Any]  # keyword arguments for the extractor (settings, html_rules, url)
+    timeout_s: float | None = None  # this document's time limit; None: LimitSettings.timeout_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,22 +140,27 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
                     proc.start()
                 child.close()
                 running[parent] = _Running(job, proc, parent, time.monotonic())
-            deadline = min(r.started for r in running.values()) + limits.timeout_s
+            deadline = min(r.started + _limit(r.job, limits) for r in running.values())
             ready = wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
             for conn in ready:
                 yield _finish(running.pop(conn))  # type: ignore[arg-type]
             now = time.monotonic()
             for conn, r in list(running.items()):
-                if now - r.started >= limits.timeout_s:
+                if now - r.started >= _limit(r.job, limits):
                     running.pop(conn)
                     r.proc.kill()
                     r.proc.join()
                     conn.close()
-                    yield r.job, Outcome(None, f"timed out after {limits.timeout_s:g} s", now - r.started, "timeout")
+                    yield r.job, Outcome(None, f"timed out after {_limit(r.job, limits):g} s", now - r.started, "timeout")
     finally:
         for r in running.values():
             r.proc.kill()
             r.proc.join()
+
+
+def _limit(job: Job, limits: LimitSettings) -> float:
+    """The job's own time limit (an OCR grant), else the default one."""
+    return job.timeout_s if job.timeout_s is not None else limits.timeout_s
 
 
 def _finish(r: _Running) -> tuple[Job, Outcome]:

@@ -43,6 +43,7 @@ class DropReason(StrEnum):
     DUPLICATE = "duplicate"  # a pull quote or repeated display text already in the body
     EMPTY = "empty"  # nothing but whitespace
     SELECTOR_DROP = "selector_drop"  # removed by a per-source CSS drop rule
+    OCR_REPLACED = "ocr_replaced"  # a PDF page's unusable text layer (unmapped glyphs), replaced by its OCR
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +146,12 @@ class DocReport:
     pull_quotes: int = 0  # display text repeating the body, kept out of it
     margin_notes: int = 0  # short notes beside the text (clause numbers, stamps), linked, not spliced
     flags: list[str] = field(default_factory=list)
+    # OCR (issue 9): pages rendered and OCR'd, pictures whose text was read, pictures OCR'd without
+    # any confident text, and the mean word confidence (0-100) of the OCR text kept; 0 without OCR.
+    ocr_pages: int = 0
+    ocr_pictures: int = 0
+    ocr_pictures_empty: int = 0
+    ocr_confidence: float = 0.0
 
     def flag(self, name: str) -> None:
         """Add a flag once."""

@@ -7,7 +7,7 @@ speaker notes (one block) and slide comments. One slide is one `page`; bboxes ar
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lxml import etree
 
@@ -24,6 +24,9 @@ from docclean_assets.extract.office_common import (
     table_has_text,
     tidy,
 )
+from docclean_assets.extract.ocr import OcrRun
+from docclean_assets.extract.ocr_blocks import insert_at_position
+from docclean_assets.extract.ocr_office import blob_to_picture_text
 from docclean_assets.extract.pptx_layout import reading_order
 from docclean_assets.extract.settings import LimitSettings, Settings
 
@@ -177,6 +180,8 @@ class _SlideReader:
         self.first = is_first_slide
         self.shapes: list[_Shape] = []
         self.raw_chars = 0
+        self.ocr: OcrRun | None = None  # set to OCR picture shapes
+        self.pictures: list[Block] = []  # their OCR'd text, placed by position after reading order
 
     def read(self, tree: etree._Element, positions: dict, xf: _Xf = _Xf()) -> None:
         for el in tree:
@@ -191,7 +196,9 @@ class _SlideReader:
                 self._sp(el, self._box(el, positions, xf, f"{p('spPr')}/{a('xfrm')}"))
             elif tag == p("pic"):
                 self.report.picture_shapes += 1
-                self._alt_text(el, self._box(el, positions, xf, f"{p('spPr')}/{a('xfrm')}"))
+                box = self._box(el, positions, xf, f"{p('spPr')}/{a('xfrm')}")
+                self._alt_text(el, box)
+                self._ocr_picture(el, box)
             elif tag == p("graphicFrame"):
                 self._frame(el, self._box(el, positions, xf, p("xfrm")))
 
@@ -259,6 +266,20 @@ class _SlideReader:
         descr = tidy(cnv.get("descr", "")) if cnv is not None else ""
         if descr:
             self.shapes.append(_Shape(box, [(Kind.IMAGE_TEXT, descr, None, None)], role="aside"))
+
+    def _ocr_picture(self, el: etree._Element, box: BBox | None) -> None:
+        """The text OCR reads in a picture shape's image, as an image_text block with the shape's slide box."""
+        if self.ocr is None:
+            return
+        blip = el.find(f"{p('blipFill')}/{a('blip')}")
+        rid = blip.get(f"{{{R_NS}}}embed") if blip is not None else None
+        try:
+            blob = self.part.related_part(rid).blob if rid else None
+        except Exception:  # a missing image part: nothing to read
+            blob = None
+        found = blob_to_picture_text(blob, self.ocr, box) if blob else None
+        if found is not None:
+            self.pictures.append(Block(kind=Kind.IMAGE_TEXT, text=found.text, bbox=found.bbox or box, meta=found.meta()))
 
     def _chart(self, data: etree._Element, box: BBox | None) -> None:
         """A chart's title, series names and category labels as one image_text block."""
@@ -397,12 +418,12 @@ def _comments(slide, authors: dict[str, str]) -> list[tuple[str, str]]:
     return out
 
 
-def extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -> Extraction:
+def extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, ocr: OcrRun | None = None) -> Extraction:
     """See `_extract_pptx`; a package that makes the OOXML library itself fail is refused with its error."""
     from docclean_assets.extract.api import ExtractionError
 
     try:
-        return _extract_pptx(data, settings, speaker_notes)
+        return _extract_pptx(data, settings, speaker_notes, ocr)
     except ExtractionError:
         raise
     except Exception as exc:
@@ -412,9 +433,10 @@ def extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) ->
         raise refused from exc
 
 
-def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -> Extraction:
+def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, ocr: OcrRun | None = None) -> Extraction:
     """Blocks of a PPTX in reading order: one page per slide, bboxes in points. Without
-    `speaker_notes` the notes are neither emitted nor counted (flag speaker_notes_omitted)."""
+    `speaker_notes` the notes are neither emitted nor counted (flag speaker_notes_omitted); with
+    `ocr`, picture shapes' text is read and placed among the slide's blocks by position."""
     office = settings.office
     prs = _open(data, settings.limits)
     report = DocReport(format="pptx")
@@ -426,6 +448,7 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -
     report.pages = len(slides)
     for number, slide in enumerate(slides, start=1):
         reader = _SlideReader(slide.part, report, number == 1)
+        reader.ocr = ocr
         tree = slide.shapes._spTree
         reader.read(tree, _positions(slide.shapes))
         raw += reader.raw_chars + sum(count_chars(t.text or "") for t in iter_text_nodes(slide.element, TEXT_TAGS))
@@ -439,9 +462,13 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -
         unplaced = [s for s in reader.shapes if s.role == "body" and s.bbox is None]
         chrome = [s for s in reader.shapes if s.role == "chrome"]
         asides = [s for s in reader.shapes if s.role == "aside"]  # alt text and chart labels
+        start = len(blocks)
         for shape in titles + body + unplaced + asides + chrome:
             for kind, text, level, drop in shape.entries:
                 blocks.append(Block(kind=kind, text=text, page=number, bbox=shape.bbox, level=level, drop_reason=drop))
+        for pic in reader.pictures:
+            at = insert_at_position(blocks[start:], pic) if pic.bbox is not None else len(blocks) - start
+            blocks.insert(start + at, replace(pic, page=number))
         notes, notes_raw = _notes_text(slide)
         if notes and not speaker_notes:
             report.flag("speaker_notes_omitted")
@@ -453,6 +480,8 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -
             blocks.append(Block(kind=Kind.COMMENT, text=text, page=number, meta=(("author", author),)))
             report.comment_refs += 1
     report.raw_chars = raw
+    if ocr is not None:
+        ocr.to_report(report, raw)
     if report.embedded_objects:
         report.flag("has_embedded_objects")
     return Extraction(blocks=renumber(blocks), report=report, trace=trace)

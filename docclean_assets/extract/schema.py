@@ -59,6 +59,9 @@ LOSS_FIELDS = [
                                                "comment_refs", "embedded_objects", "picture_shapes", "callouts",
                                                "pull_quotes", "margin_notes")),
     pa.field("flags", pa.list_(pa.string())),
+    # OCR (issue 9): pages and pictures OCR'd, pictures without confident text, mean word confidence.
+    *(pa.field(name, pa.int32()) for name in ("ocr_pages", "ocr_pictures", "ocr_pictures_empty")),
+    pa.field("ocr_confidence", pa.float64()),
 ]
 
 QUALITY_SCHEMA = pa.schema(
@@ -114,7 +117,7 @@ BOILERPLATE_SCHEMA = pa.schema(
 
 _REPORT_COUNTS = ("pages", "raw_chars", "columns", "footnotes", "unresolved_regions", "deletions",
                   "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes", "callouts",
-                  "pull_quotes", "margin_notes")
+                  "pull_quotes", "margin_notes", "ocr_pages", "ocr_pictures", "ocr_pictures_empty", "ocr_confidence")
 
 
 @dataclass(frozen=True, slots=True)

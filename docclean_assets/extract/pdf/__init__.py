@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
+from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
 from docclean_assets.extract.pdf.chars import Char, PageInfo, modal_size, open_pdf, pdf_to_pages
 from docclean_assets.extract.pdf.graphics import Graphic
@@ -19,6 +20,7 @@ from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split
 from docclean_assets.extract.pdf.footnotes import page_footnotes
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
+from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
 from docclean_assets.extract.pdf.pullquotes import pages_to_pull_quotes
 from docclean_assets.extract.pdf.regions import (
@@ -144,8 +146,15 @@ def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
     )
 
 
-def extract_pdf(data: bytes, settings: Settings) -> Extraction:
-    """Blocks of a PDF in reading order; raises ExtractionError for unreadable files."""
+def extract_pdf(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> Extraction:
+    """Blocks of a PDF in reading order, with OCR'd pages and pictures merged in when `ocr` is on
+    (see pdf/ocr_pages); raises ExtractionError for unreadable files."""
+    ext = _extract_text_layer(data, settings)
+    return ext if ocr is None else extraction_with_ocr(data, ext, ocr)
+
+
+def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
+    """Blocks of the PDF's text layer in reading order; raises ExtractionError for unreadable files."""
     from docclean_assets.extract.api import ExtractionError
 
     s = settings.pdf

@@ -1,0 +1,74 @@
+"""OCR of pictures embedded in DOCX and PPTX packages: the image part's bytes to one image_text
+block's text, box and confidence (the backends place it: slide and shape box, anchoring paragraph)."""
+from __future__ import annotations
+
+import io
+import warnings
+from typing import NamedTuple
+
+from docclean_assets.extract.model import BBox
+from docclean_assets.extract.ocr import OcrRun, is_photo, upscaled
+from docclean_assets.extract.ocr_blocks import Frame, mean_confidence, paragraphs_box, paragraphs_text, words_to_paragraphs
+from docclean_assets.extract.pdf.ocr_pages import accept_picture_text
+
+# Resolution assumed for an embedded image without its own (tesseract uses it to size its
+# character models); Office pastes screenshots at 96 dpi.
+_DEFAULT_DPI = 96
+
+
+def _dpi(image) -> float:  # noqa: ANN001 - a PIL image
+    """The image's own resolution when it states a plausible one (72-600 dpi), else 96."""
+    try:
+        dpi = float(image.info.get("dpi", (_DEFAULT_DPI,))[0])
+    except (TypeError, ValueError, IndexError):
+        return _DEFAULT_DPI
+    return dpi if 72 <= dpi <= 600 else _DEFAULT_DPI
+
+
+class PictureText(NamedTuple):
+    """What OCR read in one embedded picture."""
+
+    text: str
+    bbox: BBox | None  # in points on the slide when the picture has a place there
+    confidence: float
+
+    def meta(self) -> tuple[tuple[str, str], ...]:
+        return (("ocr", "tesseract"), ("ocr_source", "picture"), ("confidence", f"{self.confidence:.1f}"))
+
+
+def blob_to_picture_text(blob: bytes, run: OcrRun | None, place: BBox | None = None) -> PictureText | None:
+    """The text of an embedded image (PNG, JPEG, GIF, BMP, TIFF; vector EMF/WMF are not read), or
+    None when OCR is off, the picture is too small or a photo, nothing confident was read, or a
+    budget is spent. `place` is the picture's box on its slide."""
+    if run is None or not run.enabled:
+        return None
+    s = run.settings
+    force = run.mode == "force"
+    if place is not None and not force and (place.width < s.picture_min_width_pt or place.height < s.picture_min_height_pt):
+        return None
+    try:
+        from PIL import Image
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(blob))
+            image.load()
+    except Exception:  # noqa: BLE001 - an image PIL cannot decode (EMF, WMF, broken) is not OCR'd
+        return None
+    if min(image.size) < s.picture_min_side_px or (not force and is_photo(image, s)):
+        return None
+    if not run.picture_allowed():
+        return None
+    big, factor = upscaled(image, s)
+    words = run.read(big, round(_dpi(image) * factor))
+    if words is None:
+        return None
+    if place is not None:
+        frame = Frame(place.x0, place.y0, place.width / big.width, place.height / big.height)
+    else:
+        frame = Frame(0.0, 0.0, 1.0, 1.0)
+    paras = words_to_paragraphs(words, frame, s)
+    if not accept_picture_text(paras, run):
+        return None
+    return PictureText(paragraphs_text(paras), paragraphs_box(paras) if place is not None else None,
+                       mean_confidence(paras))
