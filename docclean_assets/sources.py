@@ -126,8 +126,10 @@ def _source(name: str, raw: Any, base: Path) -> Source:
         raise _err(name, "render", "applies to URL sources only (a saved page cannot run its scripts)")
     html = _html_rules(name, raw["html"]) if "html" in raw else None
     ocr, scanned_body = raw.get("ocr", "auto"), raw.get("ocr_scanned_body", True)
+    if isinstance(ocr, bool):  # YAML 1.1 reads a bare `off` as false and `on` as true
+        ocr = "auto" if ocr else "off"
     if ocr not in OCR_MODES:
-        raise _err(name, "ocr", f"must be one of {', '.join(OCR_MODES)} (YAML reads a bare off as false: quote it)")
+        raise _err(name, "ocr", f"must be one of {', '.join(OCR_MODES)}")
     if not isinstance(scanned_body, bool):
         raise _err(name, "ocr_scanned_body", "must be true or false")
     return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body)

@@ -85,8 +85,11 @@ def image_to_words(image: Image, dpi: int, s: OcrSettings) -> list[Word]:
 
 def is_photo(image: Image, s: OcrSettings) -> bool:
     """True when too little of the picture is plain background to hold printed text (a photo)."""
-    thumb = image.convert("L")
-    thumb.thumbnail((128, 128))
+    from PIL import Image as PILImage
+
+    step = max(1, max(image.size) // 128)  # a sample of pixels, not an average: averaging greys out a photo
+    thumb = image.convert("L").resize((max(1, image.width // step), max(1, image.height // step)),
+                                      PILImage.Resampling.NEAREST)
     hist = thumb.histogram()
     total = sum(hist) or 1
     mode = max(range(256), key=hist.__getitem__)

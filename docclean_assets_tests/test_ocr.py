@@ -1,0 +1,179 @@
+"""OCR (issue 9): text that is only pixels comes back as image_text (or body, for scanned pages),
+with its place, its confidence and the quality_report counts; options auto / off / force."""
+from __future__ import annotations
+
+import io
+import random
+import re
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from docclean_assets.extract.api import extract_document
+from docclean_assets.extract.ocr import engine_path
+from docclean_assets.extract.schema import QUALITY_SCHEMA, DocRef, report_to_row, row_to_report
+from docclean_assets.extract.settings import OcrSettings, Settings
+from docclean_assets.sources import SourceConfigError, load_sources
+from docclean_assets_tests.fixtures import build_ocr as F
+
+needs_tesseract = pytest.mark.skipif(engine_path("tesseract") is None,
+                                     reason="tesseract-ocr is not installed (apt-get install tesseract-ocr)")
+MIN_RECALL = 0.8
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def recall(known: str, got: str) -> float:
+    """Share of the known tokens (with multiplicity) found in `got`."""
+    want, have = Counter(tokens(known)), Counter(tokens(got))
+    return sum(min(n, have[t]) for t, n in want.items()) / sum(want.values())
+
+
+def _texts(ext, kind: str) -> str:
+    return "\n".join(b.text for b in ext.blocks if b.kind == kind and b.drop_reason is None)
+
+
+@needs_tesseract
+def test_scanned_page_becomes_body_paragraphs_with_confidence():
+    ext = extract_document(F.scanned_pdf(), "pdf")
+    rep = ext.report
+    assert rep.ocr_pages == 1 and rep.ocr_pictures == 0
+    assert {"no_text_layer", "text_mostly_ocr"} <= set(rep.flags)
+    body = [b for b in ext.blocks if b.in_body]
+    assert body and all(b.get_meta("ocr") == "tesseract" and b.get_meta("ocr_source") == "page" for b in body)
+    assert recall(" ".join(F.SCAN_LINES), " ".join(b.text for b in body)) >= MIN_RECALL
+    assert 80 <= rep.ocr_confidence <= 100 and all(float(b.get_meta("confidence")) > 80 for b in body)
+    width, height = float(body[0].get_meta("page_width")), float(body[0].get_meta("page_height"))
+    assert all(0 <= b.bbox.x0 < b.bbox.x1 <= width and 0 <= b.bbox.y0 < b.bbox.y1 <= height for b in body)
+    assert rep.raw_chars > 0  # the OCR'd body is counted, so retention is defined
+
+
+@needs_tesseract
+def test_scanned_page_as_image_text_when_the_source_says_so_and_off_reads_nothing():
+    ext = extract_document(F.scanned_pdf(), "pdf", ocr_scanned_body=False)
+    assert not [b for b in ext.blocks if b.in_body]
+    assert recall(" ".join(F.SCAN_LINES), _texts(ext, "image_text")) >= MIN_RECALL
+    off = extract_document(F.scanned_pdf(), "pdf", ocr="off")
+    assert off.blocks == [] and off.report.ocr_pages == 0 and "no_text_layer" in off.report.flags
+
+
+@needs_tesseract
+def test_unmapped_font_page_is_read_by_ocr_and_its_text_layer_dropped_with_a_reason():
+    ext = extract_document(F.unmapped_pdf(), "pdf")
+    assert "unmapped_text" in ext.report.flags and ext.report.ocr_pages == 1
+    assert recall(" ".join(F.UNMAPPED_LINES), " ".join(b.text for b in ext.blocks if b.in_body)) >= MIN_RECALL
+    replaced = [b for b in ext.blocks if b.drop_reason == "ocr_replaced"]
+    assert replaced and all("\ue000" <= b.text[0] <= "\uf8ff" for b in replaced)
+
+
+@needs_tesseract
+def test_picture_on_a_text_page_is_image_text_between_its_neighbours():
+    ext = extract_document(F.text_and_picture_pdf(), "pdf")
+    kinds = [(b.kind, b.text.split()[0]) for b in ext.blocks]
+    assert [k for k, _ in kinds] == ["paragraph", "image_text", "paragraph"]
+    pic = ext.blocks[1]
+    assert not pic.in_body and pic.page == 1 and float(pic.get_meta("confidence")) > 80
+    assert recall(" ".join(F.PICTURE_LINES), pic.text) >= MIN_RECALL
+    assert ext.blocks[0].bbox.y1 <= pic.bbox.y0 and pic.bbox.y1 <= ext.blocks[2].bbox.y0
+    assert (ext.report.ocr_pages, ext.report.ocr_pictures, ext.report.ocr_pictures_empty) == (0, 1, 0)
+    assert "text_mostly_ocr" not in ext.report.flags
+
+
+@needs_tesseract
+def test_force_reads_every_page_and_replaces_its_text_layer():
+    ext = extract_document(F.text_and_picture_pdf(), "pdf", ocr="force")
+    assert ext.report.ocr_pages == 1
+    body = " ".join(b.text for b in ext.blocks if b.in_body)
+    assert recall(F.BODY_TEXT + " " + " ".join(F.PICTURE_LINES), body) >= MIN_RECALL
+    assert {b.drop_reason for b in ext.blocks if b.get_meta("ocr") is None} == {"ocr_replaced"}
+
+
+@needs_tesseract
+def test_pptx_picture_of_a_sentence_is_placed_on_its_slide():
+    ext = extract_document(F.picture_pptx(), "pptx")
+    ocr = [b for b in ext.blocks if b.get_meta("ocr") == "tesseract"]
+    assert len(ocr) == 1 and ocr[0].kind == "image_text" and ocr[0].page == 1
+    assert recall(F.SLIDE_SENTENCE, ocr[0].text) >= MIN_RECALL
+    # The picture was added at (60, 180) pt: the text lies inside the shape's box on the slide.
+    assert 60 <= ocr[0].bbox.x0 < ocr[0].bbox.x1 <= 60 + 700 and 180 <= ocr[0].bbox.y0
+    assert ext.blocks.index(ocr[0]) > [b.kind for b in ext.blocks].index("title")
+    assert ext.report.ocr_pictures == 1 and ext.report.picture_shapes == 1
+    assert not [b for b in extract_document(F.picture_pptx(), "pptx", ocr="off").blocks if b.get_meta("ocr")]
+
+
+@needs_tesseract
+def test_docx_table_screenshot_follows_its_anchoring_paragraph():
+    ext = extract_document(F.table_screenshot_docx(), "docx")
+    [pic] = [b for b in ext.blocks if b.kind == "image_text"]
+    texts = [b.text for b in ext.blocks]
+    assert texts.index("Sales by region are shown below.") < pic.seq < texts.index("Figures are in thousands.")
+    assert pic.anchor is not None and pic.anchor < pic.seq
+    assert recall(" ".join(c for row in F.TABLE_ROWS for c in row), pic.text) >= MIN_RECALL
+    assert ext.report.ocr_pictures == 1 and float(pic.get_meta("confidence")) > 80
+
+
+@needs_tesseract
+def test_photos_and_small_pictures_are_not_read():
+    from PIL import Image
+
+    rng = random.Random(7)
+    noise = Image.new("L", (300, 200))
+    noise.putdata([rng.randrange(256) for _ in range(300 * 200)])
+    buf = io.BytesIO()
+    noise.save(buf, format="PNG")
+    import docx
+
+    doc = docx.Document()
+    doc.add_paragraph("A photo of the site.")
+    doc.add_picture(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    doc.save(out)
+    ext = extract_document(out.getvalue(), "docx")
+    assert ext.report.picture_shapes == 1
+    assert (ext.report.ocr_pictures, ext.report.ocr_pictures_empty) == (0, 0)
+    small = Settings(ocr=OcrSettings(picture_min_width_pt=1000))
+    assert extract_document(F.text_and_picture_pdf(), "pdf", small).report.ocr_pictures == 0
+
+
+@needs_tesseract
+def test_picture_budget_caps_the_pictures_read():
+    s = Settings(ocr=OcrSettings(max_pictures_per_doc=0))
+    ext = extract_document(F.table_screenshot_docx(), "docx", s)
+    assert ext.report.ocr_pictures == 0 and "ocr_picture_budget" in ext.report.flags
+
+
+def test_missing_engine_is_flagged_not_a_crash():
+    s = Settings(ocr=OcrSettings(tesseract_cmd="docclean-no-such-tesseract"))
+    ext = extract_document(F.scanned_pdf(), "pdf", s)
+    assert "ocr_unavailable" in ext.report.flags and ext.blocks == [] and ext.report.ocr_pages == 0
+    ext = extract_document(F.picture_pptx(), "pptx", s)
+    assert "ocr_unavailable" in ext.report.flags and not [b for b in ext.blocks if b.get_meta("ocr")]
+
+
+def test_ocr_counts_are_quality_report_columns_and_round_trip():
+    ext = extract_document(F.scanned_pdf(), "pdf", ocr="off")
+    report = replace(ext.report, ocr_pages=2, ocr_pictures=3, ocr_pictures_empty=1, ocr_confidence=91.5)
+    row = report_to_row(DocRef("s", "d", "p.pdf", "pdf"), report, status="ok", error=None,
+                        parser_version="v", parse_seconds=0.1)
+    assert {"ocr_pages", "ocr_pictures", "ocr_pictures_empty", "ocr_confidence"} <= set(QUALITY_SCHEMA.names)
+    back = row_to_report(row)
+    assert (back.ocr_pages, back.ocr_pictures, back.ocr_pictures_empty, back.ocr_confidence) == (2, 3, 1, 91.5)
+
+
+def test_ocr_source_options_are_validated(tmp_path):
+    (tmp_path / "docs").mkdir()
+    f = tmp_path / "sources.yaml"
+    f.write_text("sources:\n  scans:\n    path: docs\n    ocr: force\n    ocr_scanned_body: false\n")
+    src = load_sources(f).sources["scans"]
+    assert (src.ocr, src.ocr_scanned_body) == ("force", False)
+    f.write_text("sources:\n  a:\n    path: docs\n  b:\n    path: docs\n    ocr: off\n")
+    assert [s.ocr for s in load_sources(f).sources.values()] == ["auto", "off"]
+    for bad, key in (("ocr: always", "ocr"), ("ocr: 3", "ocr"), ("ocr_scanned_body: maybe", "ocr_scanned_body")):
+        f.write_text(f"sources:\n  scans:\n    path: docs\n    {bad}\n")
+        with pytest.raises(SourceConfigError, match=f"source 'scans': key '{key}'"):
+            load_sources(f)
+    with pytest.raises(ValueError):
+        OcrSettings(max_unmapped_fraction=1.5)
