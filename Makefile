@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 
-.PHONY: install run test ui samples samples-check clean
+.PHONY: install run test ui samples samples-check clean ocr-engine
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,17 @@ $(DAGSTER_HOME)/dagster.yaml:
 	mkdir -p $(DAGSTER_HOME)
 	printf 'telemetry:\n  enabled: false\n' > $@
 
+# The OCR engine is Debian's tesseract-ocr (not a pip package): installed with apt-get when missing
+# and running as root; otherwise a note says how, and OCR is flagged `ocr_unavailable` per document.
+ocr-engine:
+	@command -v tesseract >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null) \
+	      || echo "note: tesseract-ocr could not be installed; documents will be flagged ocr_unavailable"; \
+	  else echo "note: OCR needs tesseract-ocr: sudo apt-get install tesseract-ocr"; fi; }
+
 # Materialize every asset for every source in data/sources.yaml, then print a DuckDB summary.
-run: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
+run: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ocr-engine
 	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/docclean run
 
 test: $(STAMP)
