@@ -177,3 +177,9 @@ def test_ocr_source_options_are_validated(tmp_path):
             load_sources(f)
     with pytest.raises(ValueError):
         OcrSettings(max_unmapped_fraction=1.5)
+
+
+@needs_tesseract
+def test_unmapped_document_counts_as_mostly_ocr():
+    ext = extract_document(F.unmapped_pdf(), "pdf")
+    assert "text_mostly_ocr" in ext.report.flags

@@ -213,7 +213,6 @@ def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun) -> Extraction
     """The PDF extraction with OCR'd pages and pictures merged in and the OCR counts reported."""
     if not run.enabled:
         return ext
-    s = run.settings
     chars_by_page: dict[int, list[Char]] = ext.trace.get("chars", {})  # type: ignore[assignment]
     page_new: dict[int, tuple[list[Block], list[Block]]] = {}
     pdf = open_pdf(data)
@@ -230,11 +229,11 @@ def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun) -> Extraction
         pdf.close()
     page_new = {n: v for n, v in page_new.items() if v[0] or v[1]}
     body_ocr = sum(count_chars(b.text) for paras, _ in page_new.values() for b in paras if b.kind == Kind.PARAGRAPH)
-    ext.report.raw_chars += body_ocr
-    text_chars = ext.report.raw_chars - body_ocr
-    run.to_report(ext.report, text_chars)
     if page_new:
         ext.blocks = _merge(ext.blocks, page_new)
+    replaced = sum(count_chars(b.text) for b in ext.blocks if b.drop_reason == DropReason.OCR_REPLACED)
+    run.to_report(ext.report, ext.report.raw_chars - replaced)  # the text layer OCR did not replace
+    ext.report.raw_chars += body_ocr
     return ext
 
 
