@@ -10,6 +10,7 @@ picture and time budgets, and the counts that become the DocReport's ocr_* field
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
@@ -102,7 +103,8 @@ def upscaled(image: Image, s: OcrSettings) -> tuple[Image, float]:
     short = min(image.size)
     if short <= 0 or short >= s.upscale_below_px:
         return image, 1.0
-    factor = min(s.upscale_below_px / short, s.upscale_max_factor)
+    area = image.width * image.height
+    factor = min(s.upscale_below_px / short, s.upscale_max_factor, (s.upscale_max_pixels / area) ** 0.5)
     if factor <= 1.0:
         return image, 1.0
     from PIL import Image as PILImage
@@ -140,6 +142,7 @@ class OcrRun:
     confidences: list[float] = field(default_factory=list)  # per-word confidences of emitted text
     ocr_chars: int = 0
     flags: list[str] = field(default_factory=list)
+    _seen: dict[tuple, list[Word]] = field(default_factory=dict, repr=False)  # image digest -> its words
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -172,14 +175,21 @@ class OcrRun:
         return True
 
     def read(self, image: Image, dpi: int) -> list[Word] | None:
-        """Words of one image, or None when the engine is missing, out of time or failed (flagged)."""
+        """Words of one image, or None when the engine is missing, out of time or failed (flagged).
+        An image read before in the document (a logo or screenshot repeated on every slide) is not
+        read again."""
+        key = (image.size, image.mode, dpi, hashlib.blake2b(image.tobytes(), digest_size=16).digest())
+        if key in self._seen:
+            return self._seen[key]
         if not self.may_run():
             return None
         try:
-            return image_to_words(flattened(image), dpi, self.settings)
+            words = image_to_words(flattened(image), dpi, self.settings)
         except (OSError, subprocess.SubprocessError, ValueError):
             self.flag("ocr_failed")
             return None
+        self._seen[key] = words
+        return words
 
     def to_report(self, report: DocReport, text_chars: int) -> None:
         """Copy the counts into the document's report; `text_chars` are its non-OCR characters."""

@@ -411,6 +411,9 @@ class OcrSettings:
     # OCR (tesseract needs an x-height of ~10 px; 96-dpi screenshots of 9-11 pt text have ~6-8 px).
     upscale_below_px: int = 600
     upscale_max_factor: float = 3.0
+    # ...but never past this many pixels: a 5000 x 300 banner strip would grow to 10 MP and take
+    # seconds to read (tesseract's time grows with the pixel count; corpus decks, 2026-12).
+    upscale_max_pixels: int = 3_000_000
     # A picture is a photo, and skipped, when less than this fraction of a greyscale thumbnail lies
     # within `background_tolerance` grey levels (0-255) of its most common level: screenshots,
     # scanned text and charts have a plain background over >= half their area, photos do not.
