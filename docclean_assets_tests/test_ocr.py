@@ -183,3 +183,41 @@ def test_ocr_source_options_are_validated(tmp_path):
 def test_unmapped_document_counts_as_mostly_ocr():
     ext = extract_document(F.unmapped_pdf(), "pdf")
     assert "text_mostly_ocr" in ext.report.flags
+
+
+def test_ocr_options_reach_the_worker_with_their_time_grant_and_parse_version(tmp_path):
+    from docclean_assets.extract.isolate import Job, run_jobs
+    from docclean_assets.extract.settings import LimitSettings
+    from docclean_assets.pipeline import _options, _timeout, parse_version
+    from docclean_assets.sources import Source
+
+    settings = Settings(limits=LimitSettings(timeout_s=30), ocr=OcrSettings(timeout_grant_s=45))
+    auto, off = Source("s", tmp_path), Source("s", tmp_path, ocr="off", ocr_scanned_body=False)
+    row = {"format": "pdf", "path": "a.pdf"}
+    assert _options(off, settings, row)["ocr"] == "off" and _options(off, settings, row)["ocr_scanned_body"] is False
+    assert "ocr" not in _options(auto, settings, {"format": "html", "path": "a.html"})
+    assert (_timeout(auto, settings, row), _timeout(off, settings, row)) == (75, 30)
+    assert parse_version(auto, settings) != parse_version(off, settings)
+    blob = tmp_path / "hang.html"
+    blob.write_text("<p>x</p>")
+    [(_, out)] = run_jobs([Job("h", str(blob), "html", {}, timeout_s=2)], LimitSettings(timeout_s=60),
+                          "docclean_assets_tests.faults:hang_or_extract")
+    assert out.error == "timed out after 2 s"
+
+
+@needs_tesseract
+def test_time_budget_stops_picture_ocr_but_not_the_document():
+    import docx
+    from docx.shared import Inches
+
+    doc = docx.Document()
+    for rows in (F.TABLE_ROWS, [["East", "2100", "3%"]]):
+        doc.add_paragraph("A table follows.")
+        buf = io.BytesIO()
+        F.table_image(rows).save(buf, format="PNG")
+        doc.add_picture(io.BytesIO(buf.getvalue()), width=Inches(4))
+    out = io.BytesIO()
+    doc.save(out)
+    ext = extract_document(out.getvalue(), "docx", Settings(ocr=OcrSettings(picture_budget_s=0.0)))
+    assert ext.report.ocr_pictures == 1 and "ocr_time_budget" in ext.report.flags  # the first read spent it
+    assert [b.text for b in ext.blocks if b.in_body] == ["A table follows."] * 2

@@ -134,7 +134,7 @@ class OcrRun:
     settings: OcrSettings
     mode: str = "auto"
     scanned_body: bool = True  # scanned pages' text becomes body paragraphs
-    started: float = field(default_factory=time.monotonic)
+    spent_s: float = 0.0  # seconds spent in the engine so far (the budgets' clock)
     pages: int = 0
     pictures: int = 0
     pictures_empty: int = 0
@@ -156,12 +156,14 @@ class OcrRun:
         if name not in self.flags:
             self.flags.append(name)
 
-    def may_run(self) -> bool:
-        """True when the engine is installed and the document's time budget is not spent (flags why not)."""
+    def may_run(self, picture: bool) -> bool:
+        """True when the engine is installed and the document's time budget (its picture budget, for
+        a picture) is not spent; flags why not."""
         if engine_path(self.settings.tesseract_cmd) is None:
             self.flag("ocr_unavailable")
             return False
-        if time.monotonic() - self.started > self.settings.doc_budget_s:
+        spent = self.spent_s
+        if spent > self.settings.doc_budget_s or (picture and spent > self.settings.picture_budget_s):
             self.flag("ocr_time_budget")
             return False
         return True
@@ -174,20 +176,25 @@ class OcrRun:
             return False
         return True
 
-    def read(self, image: Image, dpi: int) -> list[Word] | None:
+    def read(self, image: Image, dpi: int, picture: bool = True) -> list[Word] | None:
         """Words of one image, or None when the engine is missing, out of time or failed (flagged).
         An image read before in the document (a logo or screenshot repeated on every slide) is not
         read again."""
         key = (image.size, image.mode, dpi, hashlib.blake2b(image.tobytes(), digest_size=16).digest())
         if key in self._seen:
             return self._seen[key]
-        if not self.may_run():
+        if not self.may_run(picture):
+            if picture:
+                self.pictures_skipped += 1
             return None
+        started = time.monotonic()
         try:
             words = image_to_words(flattened(image), dpi, self.settings)
         except (OSError, subprocess.SubprocessError, ValueError):
             self.flag("ocr_failed")
             return None
+        finally:
+            self.spent_s += time.monotonic() - started
         self._seen[key] = words
         return words
 

@@ -422,11 +422,15 @@ class OcrSettings:
     # At most this many pictures per document are OCR'd (in page order, largest first on a page);
     # the rest are skipped (flag ocr_picture_budget). Bounds `ocr: auto` on picture-heavy decks and reports.
     max_pictures_per_doc: int = 40
-    # OCR stops after this many wall-clock seconds per document (flag ocr_time_budget); the
-    # document's worker gets `timeout_grant_s` extra seconds over LimitSettings.timeout_s when OCR
-    # is on, so a long scan loses its OCR rather than the whole document.
-    doc_budget_s: float = 90.0
-    timeout_grant_s: float = 120.0
+    # OCR engine-time budgets per document, seconds: pictures stop being read after
+    # `picture_budget_s` (on the corpus the busiest document, a Federal Register rule with 11
+    # pictures of text, takes ~11 s), all OCR (scanned pages too) after `doc_budget_s` (~60-90 pages
+    # at 300 dpi); flag ocr_time_budget. The document's worker gets `timeout_grant_s` extra seconds
+    # over LimitSettings.timeout_s when OCR is on, so a long scan loses its last pages' OCR, not
+    # the whole document.
+    picture_budget_s: float = 30.0
+    doc_budget_s: float = 180.0
+    timeout_grant_s: float = 180.0
     # Seconds one tesseract call may take before it is abandoned (one page at 300 dpi takes 1-4 s).
     call_timeout_s: float = 60.0
     # Words below this tesseract confidence (0-100) are dropped: noise read from photos, rules and

@@ -135,7 +135,7 @@ def page_to_ocr_blocks(page: pdfium.PdfPage, number: int, run: OcrRun) -> list[B
     s = run.settings
     frame = page_frame(page)
     image = _render(page, s.page_dpi)
-    words = run.read(image, s.page_dpi)
+    words = run.read(image, s.page_dpi, picture=False)
     if words is None:
         return None
     run.pages += 1
