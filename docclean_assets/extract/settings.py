@@ -421,14 +421,14 @@ class OcrSettings:
     background_tolerance: int = 24
     # At most this many pictures per document are OCR'd (in page order, largest first on a page);
     # the rest are skipped (flag ocr_picture_budget). Bounds `ocr: auto` on picture-heavy decks and reports.
-    max_pictures_per_doc: int = 40
+    max_pictures_per_doc: int = 30
     # OCR engine-time budgets per document, seconds: pictures stop being read after
-    # `picture_budget_s` (on the corpus the busiest document, a Federal Register rule with 11
-    # pictures of text, takes ~11 s), all OCR (scanned pages too) after `doc_budget_s` (~60-90 pages
+    # `picture_budget_s` (on the corpus the busiest documents, a Federal Register rule with 11
+    # pictures of text and a deck of 16 screenshots, take 11-12 s), all OCR (scanned pages too) after `doc_budget_s` (~60-90 pages
     # at 300 dpi); flag ocr_time_budget. The document's worker gets `timeout_grant_s` extra seconds
     # over LimitSettings.timeout_s when OCR is on, so a long scan loses its last pages' OCR, not
     # the whole document.
-    picture_budget_s: float = 30.0
+    picture_budget_s: float = 15.0
     doc_budget_s: float = 180.0
     timeout_grant_s: float = 180.0
     # Seconds one tesseract call may take before it is abandoned (one page at 300 dpi takes 1-4 s).
