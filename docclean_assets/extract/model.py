@@ -144,6 +144,8 @@ class DocReport:
     callouts: int = 0  # call-out panels, sidebars and text boxes, kept apart from the prose
     pull_quotes: int = 0  # display text repeating the body, kept out of it
     margin_notes: int = 0  # short notes beside the text (clause numbers, stamps), linked, not spliced
+    # ---- HTML reader comments (issue 7)
+    reader_comments: int = 0  # comments under a web page, kept as kind='comment' blocks (not body)
     flags: list[str] = field(default_factory=list)
 
     def flag(self, name: str) -> None:

@@ -58,6 +58,7 @@ LOSS_FIELDS = [
     *(pa.field(name, pa.int32()) for name in ("footnotes", "unresolved_regions", "deletions", "insertions", "moves",
                                                "comment_refs", "embedded_objects", "picture_shapes", "callouts",
                                                "pull_quotes", "margin_notes")),
+    pa.field("reader_comments", pa.int32()),  # HTML reader comments kept as kind='comment' (issue 7)
     pa.field("flags", pa.list_(pa.string())),
 ]
 
@@ -114,7 +115,7 @@ BOILERPLATE_SCHEMA = pa.schema(
 
 _REPORT_COUNTS = ("pages", "raw_chars", "columns", "footnotes", "unresolved_regions", "deletions",
                   "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes", "callouts",
-                  "pull_quotes", "margin_notes")
+                  "pull_quotes", "margin_notes", "reader_comments")
 
 
 @dataclass(frozen=True, slots=True)
