@@ -124,15 +124,19 @@ LEDE = ("The northern basin has lost water for a third year running, and the aut
         "abstraction upstream is the cause.")
 
 
+CREDIT = "Photo: Kim Lee (copyright)"
+
+
 def _lede_units(description: str, lede_wrapper: str = "div"):
     html = (f'<html><head><meta name="description" content="{description}"></head><body><article>'
-            f'<h1>Water levels fall again</h1><{lede_wrapper} class="intro"><p>{LEDE}</p></{lede_wrapper}>'
-            f'<p class="byline">By Kim Lee, 3 March 2024</p>' + "".join(f"<p>{p}</p>" for p in PARAS)
+            f'<h1>Water levels fall again</h1><p>{CREDIT}</p><{lede_wrapper} class="intro"><p>{LEDE}</p>'
+            f'</{lede_wrapper}><p class="byline">By Kim Lee, 3 March 2024</p>' + "".join(f"<p>{p}</p>" for p in PARAS)
             + "</article></body></html>")
     tree = LexborHTMLParser(html)
     units = segment(tree)
     units[0].kind = Kind.TITLE
-    status = [None if u.text in PARAS else DropReason.BOILERPLATE for u in units]
+    # the extractor kept the photo credit above the lede, and the article
+    status = [None if u.text in PARAS or u.text == CREDIT else DropReason.BOILERPLATE for u in units]
     return tree, units, status
 
 

@@ -44,15 +44,17 @@ def _description(tree: LexborHTMLParser) -> str:
 
 def units_to_standfirst(tree: LexborHTMLParser, units: list[Unit], status: list, hs: HtmlSettings) -> list[int]:
     """Indices of dropped units that are the article's standfirst: after the title unit, before the
-    first body paragraph (at most `lede_max_gap_units` units apart), outside template regions and
-    figure/caption/byline elements, a sentence of at least `lede_min_words` words with little link
-    text, not already in the body, and the text the page gives as its own description."""
+    first body paragraph of `lede_min_words` words or more (at most `lede_max_gap_units` units
+    apart), outside template regions and figure/caption/byline elements, a sentence of at least
+    `lede_min_words` words with little link text, not already in the body, and the text the page
+    gives as its own description."""
     title = next((i for i, u in enumerate(units) if u.kind == Kind.TITLE), None)
     desc = _description(tree)
     if title is None or not desc:
         return []
-    first = next((i for i in range(title + 1, len(units)) if status[i] is None
-                  and units[i].kind in (Kind.PARAGRAPH, Kind.LIST_ITEM)), None)
+    first = next((i for i in range(title + 1, len(units)) if status[i] is None  # a photo credit is not it
+                  and units[i].kind in (Kind.PARAGRAPH, Kind.LIST_ITEM)
+                  and len(units[i].text.split()) >= hs.lede_min_words), None)
     if first is None or first - title - 1 > hs.lede_max_gap_units:
         return []
     body_text = " ".join(units[i].plain for i, s in enumerate(status) if s is None)
