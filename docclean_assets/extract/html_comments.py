@@ -30,6 +30,9 @@ _DATE_SEL = ('time, [itemprop="dateCreated"], [itemprop="datePublished"], .comme
              '.comment-metadata, .comment-time, .date')
 _SAYS = re.compile(r"\s+\S+:$")  # "Daniel Lemire says:", "Anna sagt:"
 _COMMENT_TYPES = frozenset({"comment", "answer"})
+# every section or comment element matches this (the regexes above then decide)
+_MARKED = ('[class*="comment" i], [id*="comment" i], [class*="respond" i], [id*="respond" i], '
+           '[class*="disqus" i], [id*="disqus" i], [itemtype*="comment" i], [itemtype*="answer" i]')
 _WORDS = re.compile(r"[^a-z0-9]+")
 
 
@@ -122,8 +125,9 @@ def dom_to_comments(tree: LexborHTMLParser, units: list[Unit]) -> list[Comment]:
     root = tree.body or tree.root
     if root is None:
         return []
-    sections = {n.mem_id for n in root.traverse() if n.tag and not n.tag.startswith("-") and _is_section(n)}
-    candidates = [n for n in root.traverse() if n.tag and not n.tag.startswith("-") and _is_item(n)]
+    marked = root.css(_MARKED)  # in C: only elements that can be a section or a comment
+    sections = {n.mem_id for n in marked if _is_section(n)}
+    candidates = [n for n in marked if _is_item(n)]
     items: dict[int, LexborNode] = {}
     ids = {n.mem_id for n in candidates}
     for n in candidates:

@@ -16,15 +16,13 @@ _NOT_LEDE_WORDS = frozenset({"caption", "credit", "credits", "photo", "image", "
                              "author", "date", "dateline", "timestamp", "updated", "published", "meta", "gallery"})
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 _SENTENCE_END = re.compile(r"[.!?…:»\"”')]\s*$")
+_NOT_LEDE_SEL = ", ".join([*_NOT_LEDE_TAGS, *(f'[class*="{w}" i], [id*="{w}" i]' for w in sorted(_NOT_LEDE_WORDS))])
 
 
 def _excluded(tree: LexborHTMLParser) -> set[int]:
     """mem_ids of figure, caption, credit and byline elements."""
-    root = tree.body or tree.root
     out = set()
-    for n in root.traverse() if root is not None else ():
-        if not n.tag or n.tag.startswith("-"):
-            continue
+    for n in tree.css(_NOT_LEDE_SEL):
         attrs = n.attributes
         words = set(_WORD_SPLIT.split(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()))
         if n.tag in _NOT_LEDE_TAGS or words & _NOT_LEDE_WORDS:
@@ -58,16 +56,18 @@ def units_to_standfirst(tree: LexborHTMLParser, units: list[Unit], status: list,
     if first is None or first - title - 1 > hs.lede_max_gap_units:
         return []
     body_text = " ".join(units[i].plain for i, s in enumerate(status) if s is None)
-    excluded = _excluded(tree)
     n = hs.lede_description_key_chars
     out = []
     for i in range(title + 1, first):
         u = units[i]
         if (status[i] != DropReason.BOILERPLATE or u.template or u.kind not in (Kind.PARAGRAPH, Kind.HEADING)
                 or len(u.text.split()) < hs.lede_min_words or u.link_chars > hs.lede_max_link_ratio * len(u.text)
-                or u.text in body_text or excluded.intersection(u.path) or not _SENTENCE_END.search(u.text)):
+                or u.text in body_text or not _SENTENCE_END.search(u.text)):
             continue
         k = key(u.text)
         if desc[:n] in k or k[:n] in desc:
             out.append(i)
+    if out:
+        excluded = _excluded(tree)
+        out = [i for i in out if not excluded.intersection(units[i].path)]
     return out
