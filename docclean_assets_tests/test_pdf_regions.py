@@ -53,7 +53,7 @@ def test_callout_inside_a_column_is_its_own_block_after_the_paragraph_above() ->
 
     blocks, report = _extract(draw)
     callout = _one(blocks, "Boxed")
-    assert callout.kind == "callout" and not callout.in_body
+    assert callout.kind == "callout" and callout.in_body  # body set apart, its own block
     assert "alpha0" in callout.text and "juliet39" in callout.text.replace("\n", " ")
     # never concatenated into prose: no paragraph holds a word of the box
     assert not any("Boxed" in b.text for b in blocks if b.kind == "paragraph")

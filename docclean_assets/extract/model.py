@@ -24,8 +24,11 @@ class Kind(StrEnum):
     IMAGE_TEXT = "image_text"
 
 
+# A call-out (boxed panel, sidebar, text box) is content set apart: it stays in the body as its own
+# block after the paragraph it belongs to, never concatenated into it. Pull quotes (duplicates),
+# margin notes and footnotes (linked by `anchor`), notes and comments are not body.
 BODY_KINDS = frozenset(
-    {Kind.TITLE, Kind.HEADING, Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.TABLE, Kind.CAPTION, Kind.CODE}
+    {Kind.TITLE, Kind.HEADING, Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.TABLE, Kind.CAPTION, Kind.CODE, Kind.CALLOUT}
 )
 
 

@@ -154,6 +154,11 @@ class PdfSettings:
     pull_quote_min_tokens: int = 5
     pull_quote_page_window: int = 1
     pull_quote_min_overlap: float = 0.8
+    # Display text with more than this fraction of its words of 4+ letters capitalised is title case:
+    # a heading named by a cross-reference, not a quote (calibrated on the IRS instructions and the
+    # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
+    # cross-references; sentence-case quotes, German nouns included, stay well under 0.6).
+    pull_quote_max_title_case_share: float = 0.6
     # A painted path no thicker than this many points in one direction is a rule (table and footnote
     # rules, underlines), not a box; LaTeX \hrule and booktabs rules are 0.4-0.8 pt, Word borders
     # 0.5-1.5 pt, while shaded boxes and cells are several points high.
@@ -178,6 +183,7 @@ class PdfSettings:
             "sidebar_max_width_ratio",
             "margin_note_max_width_fraction",
             "pull_quote_min_overlap",
+            "pull_quote_max_title_case_share",
         )
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")

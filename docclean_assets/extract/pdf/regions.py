@@ -201,7 +201,11 @@ def blocks_to_margin_notes(blocks: list[PBlock], body: float, settings: PdfSetti
         side = "left" if b.x1 <= left - gap else "right" if b.x0 >= right + gap else None
         if side is None:
             continue
-        if not any(o is not b and left - gap < o.x0 < right and _vertical_overlap(o, b) > 0 for o in content):
+        # Beside a paragraph of two lines or more: a cell at the end of a row of one-line cells is a
+        # table's last column, and a note needs a letter or digit (a lone dash is an empty cell).
+        if not any(left - gap < o.x0 < right and _vertical_overlap(o, b) > 0 for o in prose if o is not b):
+            continue
+        if not any(ch.isalnum() for ch in b.text):
             continue
         b.kind = "margin_note"
         b.extra.append(("region", "margin"))
