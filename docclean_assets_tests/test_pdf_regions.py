@@ -225,3 +225,20 @@ def test_display_text_that_matches_nothing_stays_in_the_body() -> None:
     display = _one(ex.blocks, "Storm season brings")
     assert display.kind in ("heading", "paragraph") and display.in_body
     assert ex.report.pull_quotes == 0
+
+
+def test_section_heading_named_by_a_cross_reference_is_not_a_pull_quote() -> None:
+    for heading in ("Dispositions of Real Property Interests Abroad", "4.2 Dispositions of real property held abroad"):
+        named = heading.split(" ", 1)[1] if heading[0].isdigit() else heading
+
+        def draw(c: canvas.Canvas, heading=heading, named=named) -> None:
+            para(c, "Instructions for the Annual Return", LEFT, 40, 468, size=26, font="Helvetica-Bold")
+            top = para(c, f"{words('Intro', 40)} For sales of land see {named} on the next page.",
+                       LEFT, 90, 468) + 18
+            top = para(c, heading, LEFT, top, 468, size=14, font="Helvetica-Bold") + 6
+            para(c, words("Rules", 60), LEFT, top, 468)
+
+        ex = extract_pdf(make_pdf(draw), Settings())
+        head = next(b for b in ex.blocks if b.text.startswith(heading[:12]))
+        assert head.kind == "heading", heading
+        assert ex.report.pull_quotes == 0
