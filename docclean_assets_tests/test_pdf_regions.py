@@ -242,3 +242,21 @@ def test_section_heading_named_by_a_cross_reference_is_not_a_pull_quote() -> Non
         head = next(b for b in ex.blocks if b.text.startswith(heading[:12]))
         assert head.kind == "heading", heading
         assert ex.report.pull_quotes == 0
+
+
+def test_report_sample_box_and_pull_quote_are_routed() -> None:
+    """The generated two-column report: its shaded box is one call-out after the paragraph above it,
+    its pull quote is routed (anchored to the paragraph it repeats) and read once in the body."""
+    from docclean_assets_tests.fixtures import build
+
+    ex = extract_pdf(build.two_column_report_pdf(), Settings())
+    blocks = ex.blocks
+    box = _one(blocks, build.REPORT_CALLOUT_TITLE[:20])
+    assert box.kind == "callout" and box.get_meta("region") == "box"
+    assert build.REPORT_CALLOUT[:40] in box.text.replace("\n", " ")
+    assert blocks[box.anchor].kind == "paragraph" and box.seq == blocks[box.anchor].seq + 1
+    pulls = [b for b in blocks if b.kind == "pull_quote"]
+    assert len(pulls) == 1 and ex.report.pull_quotes == 1
+    source = blocks[pulls[0].anchor]
+    offset = int(pulls[0].get_meta("matched_offset"))
+    assert (source.orig_text or source.text)[offset:offset + 20] == build.REPORT_PULL_QUOTE[:20]
