@@ -195,6 +195,10 @@ class PdfSettings:
     # A borderless grid filling fewer than this fraction of its row x column slots cannot be
     # aligned: it falls back to a description plus its text (corpus tables fill 0.6-1.0).
     table_min_density: float = 0.5
+    # Pictures and stroked curves covering more than this fraction of a borderless candidate's box
+    # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
+    # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
+    table_max_picture_share: float = 0.2
     # Captions link to the table or figure whose box lies within this many body em above or below
     # them (LaTeX and Word put captions 0.5-2 em from their float).
     caption_max_gap_em: float = 4.0
@@ -203,7 +207,8 @@ class PdfSettings:
 
     def __post_init__(self) -> None:
         _check_positive(self)
-        _check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density")
+        _check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density",
+                        "table_max_picture_share")
         if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
             raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
         _check_fraction(

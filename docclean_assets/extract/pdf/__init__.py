@@ -112,7 +112,7 @@ def _page_blocks(
             lines = lines_at_gutters
             blocks = lines_to_blocks(lines, info.number, s)
             gutters = blocks_to_gutters(blocks, s)
-    borderless = lines_to_borderless_tables(lines, gutters, info.number, body, s)
+    borderless = lines_to_borderless_tables(lines, gutters, graphics, info.number, body, s)
     if borderless.tables:
         lines = borderless.rest
         blocks = lines_to_blocks(lines, info.number, s)

@@ -4,7 +4,8 @@ The line stage already splits a row at gaps that the neighbouring rows repeat (p
 a table arrives as rows of several short lines. A run of such rows, close together, is a candidate;
 its columns are the x-bands that (nearly) no cell of its multi-cell rows crosses. Each column band
 of the page (between its gutters) is searched on its own, so the gap between two columns of prose
-is never a table column. A candidate whose cells read like prose is no table; one that is tabular
+is never a table column. A candidate whose cells read like prose, or that lies over a drawing
+(stroked curves, pictures: the labels of a plot or diagram), is no table; one that is tabular
 but fills too few of its grid slots, or whose cells straddle its columns, falls back to a
 description plus its text rather than a misaligned grid.
 """
@@ -17,7 +18,9 @@ from typing import NamedTuple
 
 from docclean_assets.extract.pdf.blocks import join_lines
 from docclean_assets.extract.pdf.columns import Gutter
+from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Line, Word, make_line
+from docclean_assets.extract.pdf.regions import visible
 from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, fallback_text, grid_to_markdown, table_block
 from docclean_assets.extract.settings import PdfSettings
 
@@ -198,10 +201,27 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> Tabl
     return table_block(lines, page, grid.bbox, grid_to_markdown(grid), "borderless")
 
 
-def lines_to_borderless_tables(lines: list[Line], gutters: list[Gutter], page: int, body: float,
-                               s: PdfSettings) -> BorderlessTables:
-    """The page's borderless tables, searched in each column band between gutters, and the lines
-    they leave to the flow."""
+def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) -> bool:
+    """Whether the table's box holds a drawing, so its text labels a plot or diagram: pictures and
+    stroked, unfilled two-dimensional paths (curves, axes; not rules nor shading, whose short side
+    is under a tenth of the long one or which are filled) covering more than
+    `table_max_picture_share` of it."""
+    area = max((table.x1 - table.x0) * (table.bottom - table.top), 1.0)
+    drawn = 0.0
+    for g in graphics:
+        if not (table.x0 <= (g.x0 + g.x1) / 2 <= table.x1 and table.top <= (g.top + g.bottom) / 2 <= table.bottom):
+            continue
+        w, h = g.x1 - g.x0, g.bottom - g.top
+        curve = g.kind == "path" and visible(g.stroke) and not visible(g.fill) and min(w, h) >= 0.1 * max(w, h)
+        if curve or g.kind == "image":
+            drawn += w * h
+    return drawn > s.table_max_picture_share * area
+
+
+def lines_to_borderless_tables(lines: list[Line], gutters: list[Gutter], graphics: list[Graphic], page: int,
+                               body: float, s: PdfSettings) -> BorderlessTables:
+    """The page's borderless tables, searched in each column band between gutters (none over a
+    drawing), and the lines they leave to the flow."""
     mids = [g.mid for g in gutters]
     edges = [-math.inf, *mids, math.inf]
     tables: list[TableBlock] = []
@@ -209,7 +229,7 @@ def lines_to_borderless_tables(lines: list[Line], gutters: list[Gutter], page: i
         rows = lines_to_rows(lines, lo, hi)
         for run in rows_to_runs(rows, body, s):
             table = run_to_table(_heads(run, rows, body, s) + run, page, body, s)
-            if table is not None:
+            if table is not None and not _drawing_inside(table, graphics, s):
                 tables.append(table)
     if not tables:
         return BorderlessTables([], lines)
