@@ -148,6 +148,8 @@ class DocReport:
     pull_quotes: int = 0  # display text repeating the body, kept out of it
     margin_notes: int = 0  # short notes beside the text (clause numbers, stamps), linked, not spliced
     flags: list[str] = field(default_factory=list)
+    tables: int = 0  # table blocks (Markdown tables and fallbacks)
+    tables_fallback: int = 0  # tables whose columns could not be aligned: a description plus their text
 
     def flag(self, name: str) -> None:
         """Add a flag once."""

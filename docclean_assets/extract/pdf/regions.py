@@ -59,7 +59,7 @@ def luminance(rgba: tuple[int, int, int, int]) -> float:
     return (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
 
 
-def _visible(rgba: tuple[int, int, int, int] | None) -> bool:
+def visible(rgba: tuple[int, int, int, int] | None) -> bool:
     return rgba is not None and rgba[3] > 0 and luminance(rgba) < _INVISIBLE_LUMINANCE
 
 
@@ -88,8 +88,8 @@ def graphics_to_panels(
             continue
         if w * h > settings.panel_max_page_fraction * page_area:
             continue
-        filled = _visible(g.fill)
-        if not (filled or _visible(g.stroke)):
+        filled = visible(g.fill)
+        if not (filled or visible(g.stroke)):
             continue
         if any(_inside(g, box) for box in avoid):
             continue
