@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 
-BODY_KINDS = {"title", "heading", "paragraph", "list_item", "table", "caption", "code"}
+BODY_KINDS = {"title", "heading", "paragraph", "list_item", "table", "caption", "code", "callout"}
 NOT_SEPARATED = None  # notes value when a system does not label speaker notes
 
 

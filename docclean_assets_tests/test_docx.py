@@ -221,7 +221,9 @@ def test_text_box_counted_once_after_anchor():
     assert box_block.kind == "callout"
     assert ex.blocks[i - 1].text == "Anchor paragraph." and box_block.anchor == i - 1
     assert ex.blocks[i + 1].text == "After."
-    assert "Boxed note" not in _body_text(ex)
+    # a call-out is body set apart: its own block, never spliced into the anchor paragraph
+    assert _body_text(ex).count("Boxed note") == 1
+    assert all(b.text == "Boxed note" for b in ex.blocks if "Boxed note" in b.text)
     assert ex.report.raw_chars == count_chars("Before.Anchor paragraph.Boxed noteAfter.")
 
 

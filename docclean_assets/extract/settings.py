@@ -154,13 +154,68 @@ class PdfSettings:
     pull_quote_min_tokens: int = 5
     pull_quote_page_window: int = 1
     pull_quote_min_overlap: float = 0.8
+    # Display text with more than this fraction of its words of 4+ letters capitalised is title case:
+    # a heading named by a cross-reference, not a quote (calibrated on the IRS instructions and the
+    # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
+    # cross-references; sentence-case quotes, German nouns included, stay well under 0.6).
+    pull_quote_max_title_case_share: float = 0.6
     # A painted path no thicker than this many points in one direction is a rule (table and footnote
     # rules, underlines), not a box; LaTeX \hrule and booktabs rules are 0.4-0.8 pt, Word borders
     # 0.5-1.5 pt, while shaded boxes and cells are several points high.
     rule_max_thickness_pt: float = 2.0
+    # Tables. Ruled: the page's rules and box edges are snapped together within
+    # `table_snap_tolerance_pt`, joined across gaps up to `table_join_tolerance_pt`, and cross within
+    # `table_intersection_tolerance_pt` (pdfplumber's defaults, 3 pt, suit Word, LaTeX and report
+    # tables of the corpus); edges shorter than `table_edge_min_length_pt` are dropped. A ruled grid
+    # needs `table_min_rows` x `table_min_cols` cells and must hold at least
+    # `table_ruled_min_cell_share` of the chars inside its frame (coloured cell backgrounds that cover
+    # part of a table do not make a grid of it: discoverworld table 4).
+    table_snap_tolerance_pt: float = 3.0
+    table_join_tolerance_pt: float = 3.0
+    table_intersection_tolerance_pt: float = 3.0
+    table_edge_min_length_pt: float = 3.0
+    table_min_rows: int = 2
+    table_min_cols: int = 2
+    table_ruled_min_cell_share: float = 0.9
+    # Borderless tables: at least `table_min_aligned_rows` rows of two or more cells (lines split at
+    # aligned gaps), consecutive rows at most `table_row_gap_em` body em apart (report and paper
+    # tables: 0.2-1.2 em; paragraph breaks of prose are larger only together with the cell test),
+    # columns separated by an x-gap of at least `table_min_column_gap_em` body em crossed by at most
+    # `table_max_straddle_share` of the rows. Prose is rejected by words per cell: a cell of more
+    # than `table_max_cell_words` words ends the table, and the mean over the table must stay at
+    # most `table_max_mean_cell_words` (paper and report tables: 1-3; prose lines: 8-15).
+    table_min_aligned_rows: int = 3
+    table_row_gap_em: float = 1.5
+    table_min_column_gap_em: float = 0.8
+    table_max_straddle_share: float = 0.25
+    table_max_cell_words: int = 10
+    table_max_mean_cell_words: float = 4.0
+    # At most this many single-cell rows in a row inside a borderless table (section labels,
+    # wrapped cell lines); more end it.
+    table_max_single_rows: int = 2
+    # A line crossing a column boundary of a borderless table is cut there when the word gap holding
+    # the boundary is at least this many body em (header rows set with ~1 em gaps; a spanning
+    # cell's own word spaces are ~0.25 em).
+    table_cell_split_gap_em: float = 0.5
+    # A borderless grid filling fewer than this fraction of its row x column slots cannot be
+    # aligned: it falls back to a description plus its text (corpus tables fill 0.6-1.0).
+    table_min_density: float = 0.5
+    # Pictures and stroked curves covering more than this fraction of a borderless candidate's box
+    # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
+    # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
+    table_max_picture_share: float = 0.2
+    # Captions link to the table or figure whose box lies within this many body em above or below
+    # them (LaTeX and Word put captions 0.5-2 em from their float).
+    caption_max_gap_em: float = 4.0
+    # Graphics of one figure lie within this many points of each other (plot axes, labels' boxes).
+    figure_cluster_gap_pt: float = 12.0
 
     def __post_init__(self) -> None:
         _check_positive(self)
+        _check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density",
+                        "table_max_picture_share")
+        if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
+            raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
         _check_fraction(
             self,
             "line_overlap_ratio",
@@ -178,6 +233,7 @@ class PdfSettings:
             "sidebar_max_width_ratio",
             "margin_note_max_width_fraction",
             "pull_quote_min_overlap",
+            "pull_quote_max_title_case_share",
         )
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
