@@ -1,7 +1,7 @@
 """PPTX backend: python-pptx opens the package, lxml reads each slide's shape tree.
 
-Per slide: title placeholder(s) first, then the other shapes in geometric reading order (see
-pptx_layout), then slide-number/date/footer placeholders (dropped), SmartArt text with its frame,
+Per slide: title placeholder(s) first, then the other shapes in geometric reading order (the
+column logic of `extract.layout`, shared with the PDF path), then slide-number/date/footer placeholders (dropped), SmartArt text with its frame,
 speaker notes (one block) and slide comments. One slide is one `page`; bboxes are in points.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from docclean_assets.extract.office_common import (
     table_has_text,
     tidy,
 )
-from docclean_assets.extract.pptx_layout import reading_order
+from docclean_assets.extract.layout import boxes_to_reading_order
 from docclean_assets.extract.settings import LimitSettings, Settings
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
@@ -80,6 +80,24 @@ class _Shape:
     bbox: BBox | None
     entries: list[tuple[str, str, int | None, str | None]] = field(default_factory=list)
     role: str = "body"  # "title", "body", "aside" (not body text) or "chrome"
+    inset: float = 0.0  # points the text area lies inside the frame on the left and right
+
+    # The text area, for `extract.layout` (only shapes with a bbox are laid out).
+    @property
+    def x0(self) -> float:
+        return self.bbox.x0 + min(self.inset, self.bbox.width / 2)  # type: ignore[union-attr]
+
+    @property
+    def x1(self) -> float:
+        return self.bbox.x1 - min(self.inset, self.bbox.width / 2)  # type: ignore[union-attr]
+
+    @property
+    def top(self) -> float:
+        return self.bbox.y0  # type: ignore[union-attr]
+
+    @property
+    def bottom(self) -> float:
+        return self.bbox.y1  # type: ignore[union-attr]
 
 
 def _num(value: str | None) -> float:
@@ -433,7 +451,10 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True) -
             (s for s in reader.shapes if s.role == "title"), key=lambda s: (s.bbox.y0, s.bbox.x0) if s.bbox else (1e9, 0)
         )
         placed = [s for s in reader.shapes if s.role == "body" and s.bbox is not None]
-        body, cols = reading_order(placed, lambda s: s.bbox, office.column_overlap_ratio, office.band_overlap_ratio)
+        for s in placed:
+            s.inset = office.gutter_text_inset_pt
+        body, cols = boxes_to_reading_order(placed, office.gutter_max_cover, office.gutter_min_width_pt,
+                                            office.gutter_row_tolerance_pt, office.band_overlap_ratio)
         report.columns = max(report.columns, cols)
         trace["columns_per_slide"].append(cols)  # type: ignore[union-attr]
         unplaced = [s for s in reader.shapes if s.role == "body" and s.bbox is None]
