@@ -22,6 +22,7 @@ from docclean_assets.extract.docx_body import (
     StyleMap,
     w,
 )
+from docclean_assets.extract.docx_numbering import Numbering
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars
 from docclean_assets.extract.office_common import library_error, check_package, extraction_error, iter_text_nodes, parse_xml, tidy
 from docclean_assets.extract.settings import LimitSettings, Settings
@@ -53,11 +54,12 @@ class _Emitter:
         return len(self.blocks) - 1
 
     def item(self, item: Item, *, drop: str | None = None, kind: str | None = None, meta=()) -> None:
-        """One container item, then its deleted fragments and its text boxes."""
+        """One container item, then its deleted fragments, its text boxes and its charts."""
         text = tidy(item.text)
         handle: int | None = None
         if text:
-            handle = self.add(kind or item.kind, text, level=item.level, drop=drop, meta=meta)
+            label = (("list_label", item.label),) if item.label else ()
+            handle = self.add(kind or item.kind, text, level=item.level, drop=drop, meta=(*meta, *label))
         elif item.boxes or item.comments or item.notes:
             handle = self.add(kind or item.kind, "", level=item.level, drop=str(DropReason.EMPTY), meta=meta)
         for cid in item.comments:
@@ -146,12 +148,16 @@ def _extract_docx(data: bytes, settings: Settings) -> Extraction:
         raise extraction_error("docx: document part has no w:body")
     styles_parts = _related(document, "styles")
     styles = StyleMap(_root(styles_parts[0]) if styles_parts else None)
-    reader = BodyReader(styles)
+    numbering_parts = _related(document, "numbering")
+    numbering = Numbering(_root(numbering_parts[0]) if numbering_parts else None,
+                          _root(styles_parts[0]) if styles_parts else None)
+    reader = BodyReader(styles, numbering)
     out = _Emitter()
     roots = [root]
     hf_drop = str(DropReason.HEADER_FOOTER)
 
     def header_footer(kind: str) -> None:
+        reader.numbering = None  # running heads never advance the body's list counters
         for part in _header_footer_parts(document, body, kind):
             part_root = _root(part)
             roots.append(part_root)
@@ -160,9 +166,11 @@ def _extract_docx(data: bytes, settings: Settings) -> Extraction:
                 out.item(item, drop=hf_drop, kind=Kind.PARAGRAPH, meta=meta)
 
     header_footer("header")
+    reader.numbering = numbering
     for item in reader.container(body):
         out.item(item)
     header_footer("footer")
+    reader.numbering = numbering
 
     notes = 0
     for note_kind in ("footnote", "endnote"):
