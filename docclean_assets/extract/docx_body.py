@@ -15,6 +15,7 @@ from lxml import etree
 
 from docclean_assets.extract.docx_numbering import Numbering
 from docclean_assets.extract.office_common import MC_ALTERNATE, alternate_branch, markdown_table, tidy
+from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
@@ -339,6 +340,8 @@ class BodyReader:
                 acc.add("-", deleted)
             elif tag == w("sym"):
                 acc.add(_sym(child), deleted)
+            elif tag in MATH_ROOTS:
+                acc.add(omml_to_text(child), deleted)
             elif tag == W_TXBX:
                 self._text_box(child, acc, deleted)
             elif tag == MC_ALTERNATE:

@@ -25,6 +25,7 @@ from docclean_assets.extract.office_common import (
     tidy,
 )
 from docclean_assets.extract.layout import boxes_to_reading_order
+from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 from docclean_assets.extract.settings import LimitSettings, Settings
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
@@ -142,6 +143,8 @@ def _para_text(para: etree._Element) -> str:
                 out.append(child.text or "")
             elif tag == A_BR:
                 out.append("\n")
+            elif tag in MATH_ROOTS:
+                out.append(omml_to_text(child))
             elif tag in (a("pPr"), a("rPr"), a("endParaRPr")):
                 continue
             elif tag == MC_ALTERNATE:
