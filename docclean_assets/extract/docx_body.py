@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from docclean_assets.extract.docx_numbering import Numbering
+from docclean_assets.extract.office_charts import ChartData
 from docclean_assets.extract.office_common import MC_ALTERNATE, alternate_branch, markdown_table, tidy
 from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 
@@ -35,6 +36,7 @@ W_INS, W_DEL, W_MOVEFROM, W_MOVETO = w("ins"), w("del"), w("moveFrom"), w("moveT
 W_PPR, W_RPR, W_TRPR, W_TCPR, W_VAL = w("pPr"), w("rPr"), w("trPr"), w("tcPr"), w("val")
 W_SDT, W_SDTCONTENT, W_CUSTOMXML, W_TXBX = w("sdt"), w("sdtContent"), w("customXml"), w("txbxContent")
 W_ID = w("id")
+R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 M_T = f"{{{M_NS}}}t"
 TEXT_TAGS = frozenset({W_T, W_DELTEXT, M_T})
 _SKIP = frozenset(
@@ -84,7 +86,7 @@ class Item:
     mark_deleted: bool = False
     num: tuple[str, int] | None = None  # (numId, ilvl) of a numbered paragraph
     label: str | None = None  # its rendered list label ("1.", "a)", bullet)
-    charts: list[str] = field(default_factory=list)  # Markdown tables of charts anchored here
+    charts: list[ChartData] = field(default_factory=list)  # charts drawn in this paragraph
 
     def absorb(self, other: Item) -> None:
         """Take over another item's attachments (a cell's or a text box's)."""
@@ -235,10 +237,10 @@ class BodyReader:
     """Reads containers of one document with shared styles and counters."""
 
     def __init__(self, styles: StyleMap, numbering: Numbering | None = None,
-                 chart: Callable[[str], str | None] | None = None) -> None:
+                 chart: Callable[[str], ChartData | None] | None = None) -> None:
         self.styles = styles
         self.numbering = numbering  # None: no list labels (set to None while reading headers/footers)
-        self.chart = chart  # relationship id -> the chart's Markdown table, or None
+        self.chart = chart  # relationship id (of the part being read) -> the chart's data, or None
         self.counts = Counts()
         self._in_object = 0
 
@@ -372,6 +374,9 @@ class BodyReader:
                     c.embedded_objects += 1
             elif tag == C_CHART:
                 c.embedded_objects += 1
+                data = self.chart(child.get(R_ID, "")) if self.chart is not None and not deleted else None
+                if data is not None:
+                    acc.item.charts.append(data)
             elif tag == W_P:  # a paragraph where runs were expected: keep its text on its own line
                 self._walk(child, acc, deleted)
                 acc.add("\n", deleted)
