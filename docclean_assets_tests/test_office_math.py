@@ -45,6 +45,8 @@ MISC = (
     '<m:d><m:dPr><m:begChr m:val="["/><m:endChr m:val="]"/><m:sepChr m:val=","/></m:dPr>'
     "<m:e>" + r("a") + "</m:e><m:e>" + r("b") + "</m:e></m:d>"
     + r("+") + "<m:func><m:fName>" + r("sin") + "</m:fName><m:e>" + r("θ") + "</m:e></m:func>"
+    + r("+") + "<m:func><m:fName>" + r("cos") + "</m:fName><m:e><m:f><m:num>" + r("πx") + "</m:num><m:den>"
+    + r("L") + "</m:den></m:f></m:e></m:func>"
     + r("+") + "<m:rad><m:deg>" + r("3") + "</m:deg><m:e>" + r("y") + "</m:e></m:rad>"
     + r("+") + "<m:sSubSup><m:e>" + r("z") + "</m:e><m:sub>" + r("k") + "</m:sub><m:sup>" + r("2")
     + "</m:sup></m:sSubSup>"
@@ -64,7 +66,7 @@ def test_docx_inline_and_display_equations_as_linear_text():
     texts = [b.text for b in _body(_extract(d))]
     assert texts == [
         "The roots are x=(−b±sqrt(b^2−4ac))/(2a).",
-        "∑_(i=1)^n x_i\n[a,b]+sin(θ)+sqrt[3](y)+z_k^2+[1, 0; 0, 1]",
+        "∑_(i=1)^n x_i\n[a,b]+sin(θ)+cos((πx)/(L))+sqrt[3](y)+z_k^2+[1, 0; 0, 1]",
     ]
 
 

@@ -37,6 +37,18 @@ def _wrap(text: str) -> str:
     return text if len(text) <= 1 else f"({text})"
 
 
+def _enclosed(text: str) -> bool:
+    """Whether one pair of parentheses encloses the whole text ("(a+b)", not "(a)/(b)")."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return True
+
+
 class _Linear:
     """Renders one equation tree; dispatch by element name."""
 
@@ -96,7 +108,7 @@ class _Linear:
 
     def _func(self, el: etree._Element) -> str:
         arg = self.arg(el, "e")
-        if arg.startswith("(") and arg.endswith(")"):
+        if _enclosed(arg):
             return f"{self.arg(el, 'fName')}{arg}"
         return f"{self.arg(el, 'fName')}({arg})"
 
