@@ -200,7 +200,7 @@ def _extract_docx(data: bytes, settings: Settings) -> Extraction:
         out.item(item)
     header_footer("footer")
     reader.numbering = numbering
-    reader.chart = None  # notes and comments draw no charts worth a table
+    reader.chart = None  # note and comment parts have relationship ids of their own: charts there stay counted only
 
     notes = 0
     for note_kind in ("footnote", "endnote"):
