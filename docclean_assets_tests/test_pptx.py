@@ -102,6 +102,16 @@ def test_column_threshold_is_a_setting():
     assert [b.text for b in _extract(overlapping).blocks] == ["B", "A"]
 
 
+def test_touching_frames_are_columns_by_their_text_insets():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[BLANK])
+    _box(slide, "Right", 340, 100, 300, 50)  # frames touch at x=340; their text areas are 14.4 pt apart
+    _box(slide, "Left", 40, 300, 300, 50)
+    assert [b.text for b in _extract(prs).blocks] == ["Left", "Right"]
+    no_inset = Settings(office=OfficeSettings(gutter_text_inset_pt=0))
+    assert [b.text for b in _extract(prs, no_inset).blocks] == ["Right", "Left"]
+
+
 def test_first_slide_title_kind():
     prs = Presentation()
     slide = prs.slides.add_slide(prs.slide_layouts[0])
