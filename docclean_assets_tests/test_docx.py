@@ -173,7 +173,7 @@ def test_headings_title_custom_style_lists_caption():
         ("heading", 1, "Overview"),
         ("heading", 2, "Localised section"),
         ("heading", 2, "Two levels down"),
-        ("list_item", 1, "first point"),
+        ("list_item", 1, "\u2022 first point"),  # the List Bullet style's label from numbering.xml
         ("caption", None, "Figure 1: a chart"),
         ("heading", 3, "Outline heading"),
         ("list_item", 2, "nested"),
