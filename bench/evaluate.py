@@ -38,8 +38,12 @@ def quality(docs: list[Doc], outputs: dict[str, dict[str, dict]]) -> dict[str, d
                 continue  # this system does not handle the format (or was capped before it)
             body = (rec.get("body") or "") if rec.get("ok") else ""
             notes = rec.get("notes") if rec.get("ok") else None
+            comments = (rec.get("comments") or "") if rec.get("ok") else ""
             for kind, gt in d.gt.items():
-                groups.setdefault(_group(d, kind), []).append((d, kind, gt, body, notes))
+                # trafilatura_eval counts reader comments as page content (its snippets include them):
+                # a system that keeps them apart from the body is scored on body + comments there
+                text = body + "\n\n" + comments if kind == "snippets" and comments else body
+                groups.setdefault(_group(d, kind), []).append((d, kind, gt, text, notes))
         for group, items in groups.items():
             out.setdefault(group, {})[system] = _score_group(items)
     return out

@@ -115,7 +115,145 @@ def olmo_check(test: dict, text: str) -> bool | None:
         before = find_near_matches(olmo_normalize(test["before"]), content, max_l_dist=max_diffs)
         after = find_near_matches(olmo_normalize(test["after"]), content, max_l_dist=max_diffs)
         return any(b.start < a.start for b in before for a in after)
+    if kind == "table":
+        return olmo_table_check(test, content_raw=text or "")
     return None
+
+
+# --- olmOCR-bench table checks (TableTest with its Markdown and HTML table parsing) ---------------
+class OlmoTable:
+    """A table as olmOCR-bench sees it: cell texts at (row, col) of their first slot, heading cells
+    (Markdown: first row and first column; HTML: th cells and thead rows), and the slot grid."""
+
+    def __init__(self, specs: list[list[tuple[str, int, int, bool]]]) -> None:
+        self.text: dict[tuple[int, int], str] = {}
+        self.heads: set[tuple[int, int]] = set()
+        self.span: dict[tuple[int, int], tuple[int, int]] = {}
+        grid: dict[tuple[int, int], tuple[int, int]] = {}
+        for r, row in enumerate(specs):
+            c = 0
+            for text, rowspan, colspan, head in row:
+                while (r, c) in grid:
+                    c += 1
+                cid = (r, c)
+                self.text[cid], self.span[cid] = text, (rowspan, colspan)
+                if head:
+                    self.heads.add(cid)
+                for dr in range(rowspan):
+                    for dc in range(colspan):
+                        grid[(r + dr, c + dc)] = cid
+                c += colspan
+        self.grid = grid
+
+    def neighbours(self, cid: tuple[int, int], dr: int, dc: int) -> set[tuple[int, int]]:
+        """The nearest other cell in direction (dr, dc) from each slot on the cell's edge."""
+        (r0, c0), (rs, cs) = cid, self.span[cid]
+        starts = ([(r, c0 + cs - 1 if dc > 0 else c0) for r in range(r0, r0 + rs)] if dc else
+                  [(r0 + rs - 1 if dr > 0 else r0, c) for c in range(c0, c0 + cs)])
+        nrows = 1 + max(r for r, _ in self.grid)
+        ncols = 1 + max(c for _, c in self.grid)
+        out = set()
+        for r, c in starts:
+            r, c = r + dr, c + dc
+            while 0 <= r < nrows and 0 <= c < ncols:
+                other = self.grid.get((r, c))
+                if other is not None and other != cid:
+                    out.add(other)
+                    break
+                r, c = r + dr, c + dc
+        return out
+
+    def heading(self, cid: tuple[int, int], dr: int, dc: int) -> set[tuple[int, int]]:
+        """Heading cells reached walking from the cell (up or left); else the cells at the end."""
+        heads, ends, seen, todo = set(), set(), set(), {cid}
+        while todo:
+            cur = todo.pop()
+            seen.add(cur)
+            if cur in self.heads:
+                heads.add(cur)
+            nxt = self.neighbours(cur, dr, dc) - seen
+            if not self.neighbours(cur, dr, dc):
+                ends.add(cur)
+            todo |= nxt
+        return (heads - {cid}) or (ends - {cid})
+
+
+def olmo_markdown_tables(md: str) -> list[OlmoTable]:
+    """Tables as olmOCR-bench parses Markdown: runs of lines holding a pipe, the separator row
+    dropped, cells split on every pipe (escaped ones too), first row and column as headings."""
+    tables, block = [], []
+    for line in [*md.strip().split("\n"), ""]:
+        if "|" in line:
+            block.append(line)
+            continue
+        if len(block) >= 2:
+            rows = []
+            sep = next((i for i, ln in enumerate(block)
+                        if ln.replace("|", "").strip() and all(ch in "- :" for ch in ln.replace("|", "").strip())), None)
+            for i, ln in enumerate(block):
+                if i == sep or (ln.strip() and all(ch in "- :|" for ch in ln)):
+                    continue
+                cells = [c.strip() for c in ln.split("|")]
+                if cells and cells[0] == "":
+                    cells = cells[1:]
+                if cells and cells[-1] == "":
+                    cells = cells[:-1]
+                if cells:
+                    rows.append([(c, 1, 1, not rows or k == 0) for k, c in enumerate(cells)])
+            if rows:
+                tables.append(OlmoTable(rows))
+        block = []
+    return tables
+
+
+def olmo_html_tables(html: str) -> list[OlmoTable]:
+    """HTML tables with their row and column spans; th cells and thead rows are headings."""
+    if "<table" not in html.lower():
+        return []
+    from lxml import html as lxml_html
+
+    out = []
+    for table in lxml_html.fromstring(html).iter("table"):
+        specs = []
+        for tr in table.iter("tr"):
+            in_head = any(a.tag == "thead" for a in tr.iterancestors())
+            specs.append([(" ".join(td.text_content().split()), int(td.get("rowspan", 1) or 1),
+                           int(td.get("colspan", 1) or 1), in_head or td.tag == "th")
+                          for td in tr if td.tag in ("td", "th")])
+        if specs:
+            out.append(OlmoTable(specs))
+    return out
+
+
+def olmo_table_check(test: dict, content_raw: str) -> bool:
+    """olmOCR-bench TableTest: some cell matching `cell` (fuzzy ratio) whose neighbours up, down,
+    left, right and headings (top, left) match the given texts."""
+    from rapidfuzz import fuzz
+
+    max_diffs = int(test.get("max_diffs", 0))
+
+    def ok(want: str, got: str) -> bool:
+        return fuzz.ratio(want, olmo_normalize(got)) / 100.0 >= max(0.5, 1.0 - max_diffs / (len(want) or 1))
+
+    cell = olmo_normalize(test["cell"])
+    relations = {"up": (-1, 0, False), "down": (1, 0, False), "left": (0, -1, False), "right": (0, 1, False),
+                 "top_heading": (-1, 0, True), "left_heading": (0, -1, True)}
+    for table in olmo_markdown_tables(content_raw) + olmo_html_tables(content_raw):
+        for cid, text in table.text.items():
+            if not ok(cell, text):
+                continue
+            good = True
+            for key, (dr, dc, walk) in relations.items():
+                want = olmo_normalize(test.get(key) or "")
+                if not want:
+                    continue
+                found = table.heading(cid, dr, dc) if walk else table.neighbours(cid, dr, dc)
+                if not any(ok(want, table.text[o]) for o in found):
+                    good = False
+                    break
+            if good:
+                return True
+    return False
 
 
 # --- content similarity to a Markdown ground truth -----------------------------------------------

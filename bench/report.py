@@ -8,7 +8,7 @@ ORDER = ["docclean", "floor", "markitdown", "trafilatura_recall", "unstructured"
 HIDDEN = {"n", "f1_ci", "n_with", "n_without", "n_checks", "not_scored", "n_strings", "n_deleted",
           "n_inserted", "n_notes", "token_precision", "token_recall"}
 HEADLINE = {"scrapinghub_aeb": ["f1"], "trafilatura_eval": ["with_found", "without_absent"],
-            "olmocr_bench_sample": ["present_pass", "absent_pass", "order_pass"], "docling": ["token_f1", "edit_sim"],
+            "olmocr_bench_sample": ["present_pass", "absent_pass", "order_pass", "table_pass"], "docling": ["token_f1", "edit_sim"],
             "mozilla_readability": ["token_f1"], "tracked_changes": ["deleted_absent", "inserted_present"],
             "speaker_notes": ["notes_in_notes", "notes_not_in_body"], "markitdown_must_include": ["must_include"],
             "fixtures": ["f1", "present_pass", "absent_pass", "order_pass", "deleted_absent",

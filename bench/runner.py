@@ -2,7 +2,8 @@
 
 Usage: <venv python> bench/runner.py SYSTEM FORMAT JOB.json
 JOB.json: {"files": [...], "timeout_s": float, "cap_s": float}. Output, one JSON object per line:
-{"ready": startup seconds}, then per document {"path", "ok", "body", "notes", "seconds", "error"},
+{"ready": startup seconds}, then per document {"path", "ok", "body", "notes", "comments", "seconds", "error"}
+(comments: reader comments a system keeps apart from the body, None when it does not separate them),
 then {"done": true, "maxrss_kb": peak RSS of this process, "capped": files left unprocessed}.
 Only the standard library is imported at module level; each system imports its own libraries.
 """
@@ -16,7 +17,7 @@ import signal
 import sys
 import time
 
-BODY_KINDS = {"title", "heading", "paragraph", "list_item", "table", "caption", "code"}
+BODY_KINDS = {"title", "heading", "paragraph", "list_item", "table", "caption", "code", "callout"}
 NOT_SEPARATED = None  # notes value when a system does not label speaker notes
 
 
@@ -52,7 +53,8 @@ def load_docclean(fmt):
         body = "\n\n".join(b.text for b in blocks if b.drop_reason is None and b.kind in BODY_KINDS)
         notes = "\n\n".join(b.text for b in blocks
                             if b.kind == "speaker_notes" and b.drop_reason is None)
-        return body, notes
+        comments = "\n\n".join(b.text for b in blocks if b.kind == "comment" and b.drop_reason is None)
+        return body, notes, comments
     return run
 
 
@@ -170,11 +172,13 @@ def main() -> int:
         if time.perf_counter() - started > job.get("cap_s", 1e9):
             capped = len(files) - i
             break
-        rec = {"path": path, "ok": False, "body": "", "notes": None, "error": None}
+        rec = {"path": path, "ok": False, "body": "", "notes": None, "comments": None, "error": None}
         t = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, float(job.get("timeout_s", 120)))
         try:
-            rec["body"], rec["notes"] = run(path)
+            out = run(path)
+            rec["body"], rec["notes"] = out[:2]
+            rec["comments"] = out[2] if len(out) > 2 else None
             rec["ok"] = True
         except DocTimeout:
             rec["error"] = "timeout"

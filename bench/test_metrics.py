@@ -51,7 +51,22 @@ def test_olmo_present_absent_order():
     assert M.olmo_check({"type": "absent", "text": "Title", "last_n": 20}, body)
     assert M.olmo_check({"type": "order", "before": "Title", "after": "Footer"}, body)
     assert not M.olmo_check({"type": "order", "before": "Footer", "after": "Title"}, body)
-    assert M.olmo_check({"type": "table", "cell": "x"}, body) is None
+    assert M.olmo_check({"type": "table", "cell": "x"}, body) is False  # no table in the text
+    assert M.olmo_check({"type": "math", "math": "x"}, body) is None
+
+
+def test_olmo_table_checks_markdown_and_html():
+    md = "Intro\n\n| Item | 2024 | 2023 |\n|---|---|---|\n| Cost | 178 | 141 |\n| R&D | 3,423 | 2,532 |\n\nEnd"
+    assert M.olmo_check({"type": "table", "cell": "178", "top_heading": "2024", "left_heading": "Cost"}, md)
+    assert M.olmo_check({"type": "table", "cell": "178", "right": "141", "down": "3,423"}, md)
+    assert M.olmo_check({"type": "table", "cell": "2,532", "up": "141", "left": "3,423"}, md)
+    assert not M.olmo_check({"type": "table", "cell": "178", "top_heading": "2023"}, md)
+    assert not M.olmo_check({"type": "table", "cell": "178", "up": "R&D"}, md)
+    html = ("<table><thead><tr><th></th><th colspan='2'>Year Ended</th></tr></thead>"
+            "<tr><td>Cost</td><td>178</td><td>141</td></tr></table>")
+    assert M.olmo_check({"type": "table", "cell": "141", "top_heading": "Year Ended", "left": "178"}, html)
+    assert M.olmo_check({"type": "table", "cell": "Year Ended", "down": "141"}, html)
+    assert not M.olmo_check({"type": "table", "cell": "141", "left_heading": "Year Ended"}, html)
 
 
 def test_olmo_length_guard():

@@ -69,9 +69,12 @@ def _err(source: str, key: str, why: str) -> SourceConfigError:
 
 
 def _html_rules(name: str, value: Any) -> HtmlRules:
-    """Validated `html: {keep, drop}`."""
-    if not isinstance(value, dict) or set(value) - {"keep", "drop"}:
-        raise _err(name, "html", "must be a mapping with only 'keep' and 'drop'")
+    """Validated `html: {keep, drop, comments_as_body}`."""
+    if not isinstance(value, dict) or set(value) - {"keep", "drop", "comments_as_body"}:
+        raise _err(name, "html", "must be a mapping with only 'keep', 'drop' and 'comments_as_body'")
+    comments_as_body = value.get("comments_as_body", False)
+    if not isinstance(comments_as_body, bool):
+        raise _err(name, "html.comments_as_body", "must be true or false")
     keep, drop = value.get("keep"), value.get("drop", [])
     if keep is not None and (not isinstance(keep, str) or not keep.strip()):
         raise _err(name, "html.keep", "must be a non-empty CSS selector")
@@ -79,7 +82,7 @@ def _html_rules(name: str, value: Any) -> HtmlRules:
         drop = [drop]
     if not isinstance(drop, list) or not all(isinstance(d, str) and d.strip() for d in drop):
         raise _err(name, "html.drop", "must be a list of CSS selectors")
-    return HtmlRules(keep=keep, drop=tuple(drop))
+    return HtmlRules(keep=keep, drop=tuple(drop), comments_as_body=comments_as_body)
 
 
 def _source(name: str, raw: Any, base: Path) -> Source:

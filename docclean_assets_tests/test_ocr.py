@@ -221,3 +221,16 @@ def test_time_budget_stops_picture_ocr_but_not_the_document():
     ext = extract_document(out.getvalue(), "docx", Settings(ocr=OcrSettings(picture_budget_s=0.0)))
     assert ext.report.ocr_pictures == 1 and "ocr_time_budget" in ext.report.flags  # the first read spent it
     assert [b.text for b in ext.blocks if b.in_body] == ["A table follows."] * 2
+
+
+def test_placing_a_picture_block_keeps_anchors_on_their_blocks():
+    from docclean_assets.extract.model import BBox, Block
+    from docclean_assets.extract.ocr_blocks import place_by_position
+
+    blocks = [Block("heading", "Earlier slide", page=1, bbox=BBox(0, 0, 100, 20)),
+              Block("caption", "Chart: sales", page=2, bbox=BBox(0, 0, 100, 20), anchor=2),
+              Block("table", "| a |\n|---|\n| 1 |", page=2, bbox=BBox(0, 300, 100, 320))]
+    pic = Block("image_text", "text in a picture", bbox=BBox(0, 100, 100, 200))
+    place_by_position(blocks, 1, [pic], 2)
+    assert [b.kind for b in blocks] == ["heading", "caption", "image_text", "table"]
+    assert blocks[blocks[1].anchor].kind == "table" and blocks[2].page == 2

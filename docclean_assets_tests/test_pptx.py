@@ -5,6 +5,7 @@ import io
 import struct
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from lxml import etree
@@ -88,13 +89,27 @@ def test_title_first_then_left_column_then_right():
 def test_column_threshold_is_a_setting():
     prs = Presentation()
     slide = prs.slides.add_slide(prs.slide_layouts[BLANK])
-    # Horizontal overlap of 100pt on 300pt-wide boxes: 1/3 of the narrower one.
-    _box(slide, "B", 240, 100, 300, 50)
+    # Frames 20 pt apart: with the 7.2 pt text insets the text areas are 34.4 pt apart.
+    _box(slide, "B", 360, 100, 300, 50)
     _box(slide, "A", 40, 300, 300, 50)
-    default = [b.text for b in _extract(prs).blocks]
-    assert default == ["B", "A"]  # overlapping more than 20%: stacked, read by top
-    loose = Settings(office=OfficeSettings(column_overlap_ratio=0.5))
-    assert [b.text for b in _extract(prs, loose).blocks] == ["A", "B"]  # now side by side
+    assert [b.text for b in _extract(prs).blocks] == ["A", "B"]  # a gutter: left column first
+    strict = Settings(office=OfficeSettings(gutter_min_width_pt=40))
+    assert [b.text for b in _extract(prs, strict).blocks] == ["B", "A"]  # no gutter: read by top
+    overlapping = Presentation()
+    slide = overlapping.slides.add_slide(overlapping.slide_layouts[BLANK])
+    _box(slide, "B", 240, 100, 300, 50)  # overlaps A by a third of its width: stacked, never columns
+    _box(slide, "A", 40, 300, 300, 50)
+    assert [b.text for b in _extract(overlapping).blocks] == ["B", "A"]
+
+
+def test_touching_frames_are_columns_by_their_text_insets():
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[BLANK])
+    _box(slide, "Right", 340, 100, 300, 50)  # frames touch at x=340; their text areas are 14.4 pt apart
+    _box(slide, "Left", 40, 300, 300, 50)
+    assert [b.text for b in _extract(prs).blocks] == ["Left", "Right"]
+    no_inset = Settings(office=OfficeSettings(gutter_text_inset_pt=0))
+    assert [b.text for b in _extract(prs, no_inset).blocks] == ["Right", "Left"]
 
 
 def test_first_slide_title_kind():
@@ -216,23 +231,56 @@ def test_corpus_pptx():
             assert b.page is not None and 1 <= b.page <= ex.report.pages, path.name
 
 
-def test_reading_order_full_width_shapes_split_columns_into_bands():
-    from docclean_assets.extract.model import BBox
-    from docclean_assets.extract.pptx_layout import reading_order
+class _Rect(NamedTuple):
+    name: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
 
-    shapes = {
-        "intro": BBox(40, 20, 680, 60),
-        "a1": BBox(40, 80, 340, 120),
-        "a2": BBox(40, 140, 340, 180),
-        "b1": BBox(380, 90, 680, 130),
-        "mid": BBox(40, 200, 680, 230),
-        "c1": BBox(40, 250, 340, 300),
-        "d1": BBox(380, 240, 680, 290),
-        "d2": BBox(380, 300, 680, 340),
-    }
-    order, cols = reading_order(list(reversed(shapes)), lambda k: shapes[k], 0.2, 0.2)
-    assert order == ["intro", "a1", "a2", "b1", "mid", "c1", "d1", "d2"]
-    assert cols == 2
+
+def _geometric_order(shapes: list[_Rect]) -> tuple[list[str], int]:
+    from docclean_assets.extract.layout import boxes_to_reading_order
+
+    s = OfficeSettings()
+    order, cols = boxes_to_reading_order(shapes, s.gutter_max_cover, s.gutter_min_width_pt,
+                                         s.gutter_row_tolerance_pt, s.band_overlap_ratio)
+    return [r.name for r in order], cols
+
+
+def test_reading_order_full_width_shapes_split_columns_into_bands():
+    shapes = [
+        _Rect("intro", 40, 20, 680, 60),
+        _Rect("a1", 40, 80, 340, 120),
+        _Rect("a2", 40, 140, 340, 180),
+        _Rect("b1", 380, 90, 680, 130),
+        _Rect("mid", 40, 200, 680, 230),
+        _Rect("c1", 40, 250, 340, 300),
+        _Rect("d1", 380, 240, 680, 290),
+        _Rect("d2", 380, 300, 680, 340),
+    ]
+    import random
+
+    for seed in range(5):
+        shuffled = list(shapes)
+        random.Random(seed).shuffle(shuffled)
+        assert _geometric_order(shuffled) == (["intro", "a1", "a2", "b1", "mid", "c1", "d1", "d2"], 2)
+
+
+def test_reading_order_nested_columns_and_mixed_bands():
+    """Two columns above a full-width rule and three below; the right column of the top band holds
+    two sub-columns of its own (found recursively by the same gutter finder)."""
+    shapes = [
+        _Rect("L", 40, 40, 300, 200),
+        _Rect("R-a", 340, 40, 500, 200),
+        _Rect("R-b", 520, 40, 680, 200),
+        _Rect("R-wide", 340, 210, 680, 240),
+        _Rect("rule", 40, 260, 680, 280),
+        _Rect("c1", 40, 300, 240, 400),
+        _Rect("c2", 260, 300, 460, 400),
+        _Rect("c3", 480, 300, 680, 400),
+    ]
+    assert _geometric_order(list(reversed(shapes))) == (["L", "R-a", "R-b", "R-wide", "rule", "c1", "c2", "c3"], 3)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -27,10 +27,12 @@ _DEFAULT_METHOD = {"pdf": "text_layer", "docx": "ooxml", "pptx": "ooxml"}
 
 @dataclass(frozen=True, slots=True)
 class HtmlRules:
-    """Per-source CSS rules: `keep` names the article container, `drop` removes nodes inside it."""
+    """Per-source CSS rules: `keep` names the article container, `drop` removes nodes inside it;
+    `comments_as_body` puts reader comments in the body (as paragraphs) instead of kind 'comment'."""
 
     keep: str | None = None
     drop: tuple[str, ...] = ()
+    comments_as_body: bool = False
 
 
 class ExtractionError(Exception):

@@ -23,7 +23,9 @@ from docclean_assets.extract.docx_body import (
     StyleMap,
     w,
 )
+from docclean_assets.extract.docx_numbering import Numbering
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars
+from docclean_assets.extract.office_charts import ChartData, chart_to_data
 from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.ocr_office import PictureText, blob_to_picture_text
 from docclean_assets.extract.office_common import library_error, check_package, extraction_error, iter_text_nodes, parse_xml, tidy
@@ -57,12 +59,13 @@ class _Emitter:
         return len(self.blocks) - 1
 
     def item(self, item: Item, *, drop: str | None = None, kind: str | None = None, meta=()) -> None:
-        """One container item, then its deleted fragments and its text boxes."""
+        """One container item, then its deleted fragments, its text boxes and its charts."""
         text = tidy(item.text)
         handle: int | None = None
         read = self._pictures(item) if drop is None else []
         if text:
-            handle = self.add(kind or item.kind, text, level=item.level, drop=drop, meta=meta)
+            label = (("list_label", item.label),) if item.label else ()
+            handle = self.add(kind or item.kind, text, level=item.level, drop=drop, meta=(*meta, *label))
         elif item.boxes or item.comments or item.notes or read:
             handle = self.add(kind or item.kind, "", level=item.level, drop=str(DropReason.EMPTY), meta=meta)
         for cid in item.comments:
@@ -79,6 +82,13 @@ class _Emitter:
                 self.add(Kind.CALLOUT, box, anchor=handle, meta=meta)
             else:
                 self.add(kind or Kind.PARAGRAPH, box, drop=drop, anchor=handle, meta=meta)
+        for chart in item.charts:
+            if not chart.table:
+                self.add(Kind.IMAGE_TEXT, chart.caption, drop=drop, anchor=handle, meta=meta)
+                continue
+            # The caption refers to the table right after it.
+            self.add(Kind.CAPTION, chart.caption, drop=drop, anchor=len(self.blocks) + 1, meta=meta)
+            self.add(Kind.TABLE, chart.table, drop=drop, meta=meta)
         for found in read:
             self.add(Kind.IMAGE_TEXT, found.text, anchor=handle, meta=meta + found.meta())
 
@@ -116,6 +126,24 @@ def _header_footer_parts(document, body: etree._Element, kind: str) -> list:
         if part not in ordered:
             ordered.append(part)
     return ordered
+
+
+def _chart_reader(part, seen: list[ChartData]) -> Callable[[str], ChartData | None]:
+    """Relationship id of `part` -> the data of the chart part it points to (None when it is no
+    chart or cannot be read: the chart then stays only counted); read charts are added to `seen`."""
+
+    def read(rid: str) -> ChartData | None:
+        rel = part.rels.get(rid) if rid else None
+        if rel is None or rel.is_external or not rel.reltype.endswith("/chart"):
+            return None
+        try:
+            data = chart_to_data(parse_xml(rel.target_part.blob))
+        except Exception:  # a broken chart part loses only the chart's data
+            return None
+        seen.append(data)
+        return data
+
+    return read
 
 
 def _page_count(document) -> int:
@@ -175,13 +203,19 @@ def _extract_docx(data: bytes, settings: Settings, ocr: OcrRun | None = None) ->
         raise extraction_error("docx: document part has no w:body")
     styles_parts = _related(document, "styles")
     styles = StyleMap(_root(styles_parts[0]) if styles_parts else None)
-    reader = BodyReader(styles)
+    numbering_parts = _related(document, "numbering")
+    numbering = Numbering(_root(numbering_parts[0]) if numbering_parts else None,
+                          _root(styles_parts[0]) if styles_parts else None)
+    charts: list[ChartData] = []
+    reader = BodyReader(styles, numbering, _chart_reader(document.part, charts))
     out = _Emitter(_body_picture_reader(document, ocr))
     roots = [root]
     hf_drop = str(DropReason.HEADER_FOOTER)
 
     def header_footer(kind: str) -> None:
+        reader.numbering = None  # running heads never advance the body's list counters
         for part in _header_footer_parts(document, body, kind):
+            reader.chart = _chart_reader(part, charts)
             part_root = _root(part)
             roots.append(part_root)
             meta = (("part", kind),)
@@ -189,9 +223,12 @@ def _extract_docx(data: bytes, settings: Settings, ocr: OcrRun | None = None) ->
                 out.item(item, drop=hf_drop, kind=Kind.PARAGRAPH, meta=meta)
 
     header_footer("header")
+    reader.numbering, reader.chart = numbering, _chart_reader(document.part, charts)
     for item in reader.container(body):
         out.item(item)
     header_footer("footer")
+    reader.numbering = numbering
+    reader.chart = None  # note and comment parts have relationship ids of their own: charts there stay counted only
 
     notes = 0
     for note_kind in ("footnote", "endnote"):
@@ -235,7 +272,7 @@ def _extract_docx(data: bytes, settings: Settings, ocr: OcrRun | None = None) ->
     report = DocReport(
         format="docx",
         pages=_page_count(document),
-        raw_chars=_raw_chars(roots),
+        raw_chars=_raw_chars(roots) + sum(chart.chars for chart in charts),
         footnotes=notes,
         deletions=c.deletions,
         insertions=c.insertions,

@@ -8,11 +8,15 @@ comment ids and note references found inside it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lxml import etree
 
+from docclean_assets.extract.docx_numbering import Numbering
+from docclean_assets.extract.office_charts import ChartData
 from docclean_assets.extract.office_common import MC_ALTERNATE, alternate_branch, markdown_table, tidy
+from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
@@ -34,6 +38,7 @@ W_INS, W_DEL, W_MOVEFROM, W_MOVETO = w("ins"), w("del"), w("moveFrom"), w("moveT
 W_PPR, W_RPR, W_TRPR, W_TCPR, W_VAL = w("pPr"), w("rPr"), w("trPr"), w("tcPr"), w("val")
 W_SDT, W_SDTCONTENT, W_CUSTOMXML, W_TXBX = w("sdt"), w("sdtContent"), w("customXml"), w("txbxContent")
 W_ID = w("id")
+R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 M_T = f"{{{M_NS}}}t"
 TEXT_TAGS = frozenset({W_T, W_DELTEXT, M_T})
 _SKIP = frozenset(
@@ -81,6 +86,9 @@ class Item:
     comments: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     mark_deleted: bool = False
+    num: tuple[str, int] | None = None  # (numId, ilvl) of a numbered paragraph
+    label: str | None = None  # its rendered list label ("1.", "a)", bullet)
+    charts: list[ChartData] = field(default_factory=list)  # charts drawn in this paragraph
     pictures: list[str] = field(default_factory=list)  # relationship ids of the images drawn in it
 
     def absorb(self, other: Item) -> None:
@@ -89,6 +97,7 @@ class Item:
         self.boxes += other.boxes
         self.comments += other.comments
         self.notes += other.notes
+        self.charts += other.charts
         self.pictures += other.pictures
 
 
@@ -239,8 +248,11 @@ def _sym(el: etree._Element) -> str:
 class BodyReader:
     """Reads containers of one document with shared styles and counters."""
 
-    def __init__(self, styles: StyleMap) -> None:
+    def __init__(self, styles: StyleMap, numbering: Numbering | None = None,
+                 chart: Callable[[str], ChartData | None] | None = None) -> None:
         self.styles = styles
+        self.numbering = numbering  # None: no list labels (set to None while reading headers/footers)
+        self.chart = chart  # relationship id (of the part being read) -> the chart's data, or None
         self.counts = Counts()
         self._in_object = 0
 
@@ -273,15 +285,25 @@ class BodyReader:
                 if item.mark_deleted and not is_deleted:
                     pending = item
                     continue
-                items.append(item)
+                items.append(self._labelled(item))
             else:
                 if pending is not None:
                     items.append(pending)
                     pending = None
                 items.append(self.table(child, is_deleted))
         if pending is not None:
-            items.append(pending)
+            items.append(self._labelled(pending))
         return items
+
+    def _labelled(self, item: Item) -> Item:
+        """A numbered paragraph of the current text with its list label rendered in front."""
+        if item.num is not None and self.numbering is not None:
+            label = self.numbering.label(*item.num)
+            if label:
+                item.label = label
+                if item.text.strip():
+                    item.text = f"{label} {item.text.lstrip()}"
+        return item
 
     # ---------------------------------------------------------------- paragraphs
     def paragraph(self, p: etree._Element, deleted: bool) -> Item:
@@ -291,6 +313,8 @@ class BodyReader:
         item = acc.item
         item.text = "".join(acc.parts)
         item.kind, item.level = self.styles.paragraph_kind(p)
+        if self.numbering is not None and not deleted:
+            item.num = self.numbering.paragraph_num(p)
         rpr = p.find(f"{W_PPR}/{W_RPR}")
         if rpr is not None and (rpr.find(W_DEL) is not None or rpr.find(W_MOVEFROM) is not None):
             item.mark_deleted = True
@@ -330,6 +354,8 @@ class BodyReader:
                 acc.add("-", deleted)
             elif tag == w("sym"):
                 acc.add(_sym(child), deleted)
+            elif tag in MATH_ROOTS:
+                acc.add(omml_to_text(child), deleted)
             elif tag == W_TXBX:
                 self._text_box(child, acc, deleted)
             elif tag == MC_ALTERNATE:
@@ -363,6 +389,9 @@ class BodyReader:
                     c.embedded_objects += 1
             elif tag == C_CHART:
                 c.embedded_objects += 1
+                data = self.chart(child.get(R_ID, "")) if self.chart is not None and not deleted else None
+                if data is not None:
+                    acc.item.charts.append(data)
             elif tag == W_P:  # a paragraph where runs were expected: keep its text on its own line
                 self._walk(child, acc, deleted)
                 acc.add("\n", deleted)
@@ -428,6 +457,7 @@ def _merge(first: Item, second: Item) -> Item:
     second.boxes = first.boxes + second.boxes
     second.comments = first.comments + second.comments
     second.notes = first.notes + second.notes
+    second.charts = first.charts + second.charts
     if first.text.strip() and not second.text[len(first.text):].strip():
         second.kind, second.level = first.kind, first.level
     return second

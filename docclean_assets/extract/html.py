@@ -5,6 +5,8 @@ Body choice per page, first that applies:
 2. per-source CSS rules (`HtmlRules.keep` / `.drop`), loud on a miss (flag `selector_miss`);
 3. trafilatura, aligned back to the DOM units so that everything it left out stays as a block with
    `drop_reason='boilerplate'`, and reference tables in the article container are rescued.
+Reader comments found in the markup (html_comments.py) become `kind='comment'` blocks on every path;
+a standfirst the extractor dropped is body again (html_lede.py).
 """
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from selectolax.lexbor import LexborHTMLParser
 
+from docclean_assets.extract.html_comments import Comment, units_to_comments
 from docclean_assets.extract.html_dom import Unit, key, markdown_table, segment
+from docclean_assets.extract.html_lede import units_to_standfirst
 from docclean_assets.extract.html_jsonld import article_bodies, body_paragraphs
 from docclean_assets.extract.html_match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
@@ -120,7 +124,7 @@ def _trafilatura(html: str, url: str | None) -> tuple[list[Seg], str | None]:
     """Main-content segments, and an error message when trafilatura fails.
 
     include_comments=False: with True trafilatura 2.3 sometimes takes a comment thread for the
-    article (scrapinghub_aeb token F1 0.959 without, 0.957 with)."""
+    article (scrapinghub_aeb token F1 0.959 without, 0.957 with); comments come from the markup."""
     import trafilatura
 
     try:
@@ -248,15 +252,26 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
             if not u.template:
                 status[i] = None
 
+    if method in ("trafilatura", "jsonld"):
+        for i in units_to_standfirst(tree, units, status, hs):
+            status[i] = None
+            units[i].meta["rescued"] = "standfirst"
     for i in range(len(units)):
         if in_drop[i]:
             status[i] = DropReason.SELECTOR_DROP
     trace["method"] = method
     report.method = method
+    comments = _route_comments(tree, units, status, hs, report)
+    first_of = {c.units[0]: c for c in comments}
+    as_body = bool(rules is not None and rules.comments_as_body)
 
     blocks: list[Block] = list(extra.get(-1, []))
     for i, u in enumerate(units):
         reason = status[i]
+        if reason == _COMMENT:
+            if i in first_of:
+                blocks.append(_comment_block(first_of[i], units, as_body))
+            continue
         kind = u.kind
         meta = dict(u.meta)
         if reason is None:
@@ -270,6 +285,38 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         trace["message"] = ("client-rendered shell: the content is built by scripts; set `render: true` "
                             "on this URL source to take the DOM from headless Chromium")
     return Extraction(renumber(blocks), report, trace)
+
+
+# ---------------------------------------------------------------- reader comments
+_COMMENT = "comment"  # status of a unit that is part of a reader comment (neither body nor dropped)
+
+
+def _route_comments(tree: LexborHTMLParser, units: list[Unit], status: list, hs: HtmlSettings,
+                    report: DocReport) -> list[Comment]:
+    """Mark the units of reader comments (status `_COMMENT`); the rest of a comment (author line,
+    date, reply link) is boilerplate even where the extractor kept it."""
+    comments = [c for c in units_to_comments(tree, units, hs.comment_jsonld_min_chars)
+                if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
+    items = {c.node_id for c in comments if c.node_id}
+    for i, u in enumerate(units):
+        if status[i] is None and items.intersection(u.path):
+            status[i] = DropReason.BOILERPLATE
+            u.meta["comment_part"] = "meta"
+    for c in comments:
+        for i in c.units:
+            status[i] = _COMMENT
+    if comments:
+        report.flag("has_comments")
+        report.reader_comments = len(comments)
+    return comments
+
+
+def _comment_block(c: Comment, units: list[Unit], as_body: bool) -> Block:
+    """One reader comment as one block: kind 'comment', or a body paragraph with `comments_as_body`."""
+    meta = [("author", c.author), ("date", c.date), ("comment_id", c.cid), ("reply_to", c.reply_to)]
+    meta = [(k, v) for k, v in meta if v] + [("method", "comments")]
+    return Block(kind=str(Kind.PARAGRAPH if as_body else Kind.COMMENT), text="\n\n".join(units[i].text for i in c.units),
+                 meta=tuple(meta + ([("role", "comment")] if as_body else [])))
 
 
 # ---------------------------------------------------------------- JSON-LD
@@ -333,10 +380,10 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
             if (status[i] is not None and u.kind == Kind.TABLE and not u.template and main_id in u.path
                     and _is_data_table(u, hs)):
                 status[i] = None
+                u.meta["rescued"] = "reference_table"
             elif status[i] == DropReason.BOILERPLATE and u.disclosure and not u.template and main_id in u.path:
                 status[i] = None  # a closed tab or accordion panel of the article: extractors skip it
                 u.meta["rescued"] = "disclosure_panel"
-                u.meta["rescued"] = "reference_table"
 
     # text the extractor found but no unit accounts for is body all the same
     leftovers = matcher.unmatched()

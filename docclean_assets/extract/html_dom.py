@@ -91,9 +91,14 @@ def _is_template(node: LexborNode) -> bool:
     return any(w in TEMPLATE_WORDS for w in _WORD_SPLIT.split(words))
 
 
-# Widgets that hide panels only until clicked: their hidden content is the page's content.
-_DISCLOSURE_ROLES = {"tabpanel", "region"}
-_DISCLOSURE_WORDS = {"tab", "tabs", "tabpanel", "tab-pane", "accordion", "collapse", "collapsible", "panel", "details"}
+# Widgets that hide panels only until clicked: their hidden content is the page's content. Matched
+# as whole parts of a class token ("tab-pane", "js-accordion-content", "panel-collapse"); the bare
+# words "panel" and "details" are not enough ("control-panel", "recipe-card-details" are not widgets).
+_DISCLOSURE_ROLES = {"tabpanel"}
+_DISCLOSURE_TOKEN = re.compile(r"(^|[-_])(tabs?|tab[-_]?pane|tab[-_]?panel|tabpanel|accordion|collapse|collapsible)"
+                               r"([-_]|$)")
+# the toggle of such a widget ("Show sources", "Read more") is a control, not content
+_TOGGLE_WORDS = frozenset({"toggle", "toggler", "trigger", "button", "btn"})
 
 
 def _is_disclosure(node: LexborNode) -> bool:
@@ -101,8 +106,15 @@ def _is_disclosure(node: LexborNode) -> bool:
     attrs = node.attributes
     if node.tag == "details" or (attrs.get("role") or "").lower() in _DISCLOSURE_ROLES:
         return True
-    words = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-    return any(w in _DISCLOSURE_WORDS for w in _WORD_SPLIT.split(words))
+    return any(_DISCLOSURE_TOKEN.search(t) for t in (attrs.get("class") or "").lower().split())
+
+
+def _is_toggle(node: LexborNode) -> bool:
+    """The button or toggle that opens a tab or accordion panel."""
+    attrs = node.attributes
+    if node.tag == "button" or (attrs.get("role") or "").lower() == "button":
+        return True
+    return any(w in _TOGGLE_WORDS for w in _WORD_SPLIT.split((attrs.get("class") or "").lower()))
 
 
 def _is_hidden(node: LexborNode) -> bool:
@@ -202,6 +214,7 @@ class Segmenter:
         self.layout_cell_chars = layout_cell_chars
         self.units: list[Unit] = []
         self.disclosures: set[int] = set()  # mem_ids of tab panels and accordion sections
+        self.toggles: set[int] = set()  # mem_ids of the controls that open them
         self._buf: list[str] = []
         self._link = 0
 
@@ -210,7 +223,7 @@ class Segmenter:
         self._walk(root, ctx, list_depth=0, in_link=False)
         self._flush(ctx)
         for unit in self.units:
-            unit.disclosure = not self.disclosures.isdisjoint(unit.path)
+            unit.disclosure = not self.disclosures.isdisjoint(unit.path) and self.toggles.isdisjoint(unit.path)
         return self.units
 
     def _flush(self, ctx: tuple) -> None:
@@ -276,6 +289,8 @@ class Segmenter:
             template = ctx[4] or _is_template(child) or _is_hidden(child)
             if _is_disclosure(child):
                 self.disclosures.add(child.mem_id)
+            if _is_toggle(child):
+                self.toggles.add(child.mem_id)
             path = ctx[2] + (child.mem_id,)
             depth = list_depth + 1 if tag in ("ul", "ol", "menu") else list_depth
             if kind is None:  # container (or a rule boundary): loose text stays a paragraph

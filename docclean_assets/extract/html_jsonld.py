@@ -73,19 +73,23 @@ def _types(node: dict) -> set[str]:
     return {str(v).rsplit("/", 1)[-1].lower() for v in values}
 
 
-def article_bodies(tree: LexborHTMLParser) -> list[tuple[str, str]]:
-    """(type, articleBody) of every article-like JSON-LD node with a non-empty body, longest first."""
-    out: list[tuple[str, str]] = []
+def json_nodes(tree: LexborHTMLParser) -> Iterator[dict]:
+    """Every object of every `application/ld+json` script of the page, nested ones included."""
     for script in tree.css("script"):
         if (script.attributes.get("type") or "").strip().lower() != "application/ld+json":
             continue
-        data = _loads(script.text(deep=True, strip=False) or "")
-        for node in _walk(data):
-            body = node.get("articleBody") if _types(node) & ARTICLE_TYPES else None
-            if isinstance(body, list):
-                body = "\n\n".join(str(b) for b in body if isinstance(b, str))
-            if isinstance(body, str) and body.strip():
-                out.append((sorted(_types(node) & ARTICLE_TYPES)[0], body))
+        yield from _walk(_loads(script.text(deep=True, strip=False) or ""))
+
+
+def article_bodies(tree: LexborHTMLParser) -> list[tuple[str, str]]:
+    """(type, articleBody) of every article-like JSON-LD node with a non-empty body, longest first."""
+    out: list[tuple[str, str]] = []
+    for node in json_nodes(tree):
+        body = node.get("articleBody") if _types(node) & ARTICLE_TYPES else None
+        if isinstance(body, list):
+            body = "\n\n".join(str(b) for b in body if isinstance(b, str))
+        if isinstance(body, str) and body.strip():
+            out.append((sorted(_types(node) & ARTICLE_TYPES)[0], body))
     out.sort(key=lambda tb: -len(tb[1]))
     return out
 
@@ -93,14 +97,32 @@ def article_bodies(tree: LexborHTMLParser) -> list[tuple[str, str]]:
 _MARKUP = re.compile(r"</?(p|br|div|h[1-6]|li|ul|ol|span|a|img|em|strong|b|i|iframe|blockquote|figure|table)\b[^>]*>", re.I)
 
 
+_ESCAPED_BREAK = re.compile(r"\\r\\n|\\n|\\r")
+_ENTITY = re.compile(r"&(#\d+|#x[0-9a-f]+|[a-z]+\d*);", re.I)
+# Publishers escape a body up to three times (&amp;amp;quot;); more is not text any more.
+_MAX_UNESCAPES = 3
+
+
+def unescape_all(text: str) -> str:
+    """HTML entities undone however often the publisher escaped them (&amp;quot; -> ")."""
+    for _ in range(_MAX_UNESCAPES):
+        if not _ENTITY.search(text):
+            break
+        text = html_lib.unescape(text)
+    return text
+
+
 def body_paragraphs(body: str) -> tuple[list[str], bool]:
     """Paragraph texts of an articleBody and whether it was HTML (then parsed as markup)."""
-    text = body if _MARKUP.search(body) else html_lib.unescape(body)
+    # JSON escaped twice leaves "\\n" in the text: several of them and not one real line break
+    if "\n" not in body and len(_ESCAPED_BREAK.findall(body)) >= 2:
+        body = _ESCAPED_BREAK.sub("\n", body)
+    text = body if _MARKUP.search(body) else unescape_all(body)
     if _MARKUP.search(text):
         from docclean_assets.extract.html_dom import segment
 
         units = segment(LexborHTMLParser(f"<html><body>{text}</body></html>"))
         # bodies escaped twice (&amp;quot;) keep entities after parsing
-        return [html_lib.unescape(u.plain) for u in units if u.plain.strip()], True
+        return [unescape_all(u.plain) for u in units if u.plain.strip()], True
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return [re.sub(r"\s+", " ", p).strip() for p in text.split("\n") if p.strip()], False

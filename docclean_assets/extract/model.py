@@ -24,8 +24,11 @@ class Kind(StrEnum):
     IMAGE_TEXT = "image_text"
 
 
+# A call-out (boxed panel, sidebar, text box) is content set apart: it stays in the body as its own
+# block after the paragraph it belongs to, never concatenated into it. Pull quotes (duplicates),
+# margin notes and footnotes (linked by `anchor`), notes and comments are not body.
 BODY_KINDS = frozenset(
-    {Kind.TITLE, Kind.HEADING, Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.TABLE, Kind.CAPTION, Kind.CODE}
+    {Kind.TITLE, Kind.HEADING, Kind.PARAGRAPH, Kind.LIST_ITEM, Kind.TABLE, Kind.CAPTION, Kind.CODE, Kind.CALLOUT}
 )
 
 
@@ -146,6 +149,10 @@ class DocReport:
     pull_quotes: int = 0  # display text repeating the body, kept out of it
     margin_notes: int = 0  # short notes beside the text (clause numbers, stamps), linked, not spliced
     flags: list[str] = field(default_factory=list)
+    tables: int = 0  # table blocks (Markdown tables and fallbacks)
+    tables_fallback: int = 0  # tables whose columns could not be aligned: a description plus their text
+    # ---- HTML reader comments (issue 7)
+    reader_comments: int = 0  # comments under a web page, kept as kind='comment' blocks (not body)
     # OCR (issue 9): pages rendered and OCR'd, pictures whose text was read, pictures OCR'd without
     # any confident text, and the mean word confidence (0-100) of the OCR text kept; 0 without OCR.
     ocr_pages: int = 0

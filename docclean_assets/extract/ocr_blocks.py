@@ -3,6 +3,7 @@ paragraph, line numbers) groups the words; low-confidence words are left out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from docclean_assets.extract.model import BBox, Block
@@ -86,3 +87,12 @@ def insert_at_position(page_blocks: list[Block], new: Block) -> int:
         return beside[-1] + 1
     above = [i for i, x in enumerate(page_blocks) if x.bbox is not None and x.bbox.y1 <= b.y0]
     return above[-1] + 1 if above else len(page_blocks)
+
+
+def place_by_position(blocks: list[Block], start: int, new: list[Block], page: int) -> None:
+    """Insert each new block among `blocks[start:]` (one page, in reading order) by position, or at
+    the end without a box; anchors (list positions) pointing at or past an insertion follow it."""
+    for blk in new:
+        at = start + (insert_at_position(blocks[start:], blk) if blk.bbox is not None else len(blocks) - start)
+        blocks[:] = [replace(b, anchor=b.anchor + 1) if b.anchor is not None and b.anchor >= at else b for b in blocks]
+        blocks.insert(at, replace(blk, page=page))

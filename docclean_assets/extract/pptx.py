@@ -1,13 +1,13 @@
 """PPTX backend: python-pptx opens the package, lxml reads each slide's shape tree.
 
-Per slide: title placeholder(s) first, then the other shapes in geometric reading order (see
-pptx_layout), then slide-number/date/footer placeholders (dropped), SmartArt text with its frame,
+Per slide: title placeholder(s) first, then the other shapes in geometric reading order (the
+column logic of `extract.layout`, shared with the PDF path), then slide-number/date/footer placeholders (dropped), SmartArt text with its frame,
 speaker notes (one block) and slide comments. One slide is one `page`; bboxes are in points.
 """
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from lxml import etree
 
@@ -24,10 +24,12 @@ from docclean_assets.extract.office_common import (
     table_has_text,
     tidy,
 )
+from docclean_assets.extract.layout import boxes_to_reading_order
+from docclean_assets.extract.office_charts import chart_to_data
+from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 from docclean_assets.extract.ocr import OcrRun
-from docclean_assets.extract.ocr_blocks import insert_at_position
+from docclean_assets.extract.ocr_blocks import place_by_position
 from docclean_assets.extract.ocr_office import blob_to_picture_text
-from docclean_assets.extract.pptx_layout import reading_order
 from docclean_assets.extract.settings import LimitSettings, Settings
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
@@ -83,6 +85,24 @@ class _Shape:
     bbox: BBox | None
     entries: list[tuple[str, str, int | None, str | None]] = field(default_factory=list)
     role: str = "body"  # "title", "body", "aside" (not body text) or "chrome"
+    inset: float = 0.0  # points the text area lies inside the frame on the left and right
+
+    # The text area, for `extract.layout` (only shapes with a bbox are laid out).
+    @property
+    def x0(self) -> float:
+        return self.bbox.x0 + min(self.inset, self.bbox.width / 2)  # type: ignore[union-attr]
+
+    @property
+    def x1(self) -> float:
+        return self.bbox.x1 - min(self.inset, self.bbox.width / 2)  # type: ignore[union-attr]
+
+    @property
+    def top(self) -> float:
+        return self.bbox.y0  # type: ignore[union-attr]
+
+    @property
+    def bottom(self) -> float:
+        return self.bbox.y1  # type: ignore[union-attr]
 
 
 def _num(value: str | None) -> float:
@@ -127,6 +147,8 @@ def _para_text(para: etree._Element) -> str:
                 out.append(child.text or "")
             elif tag == A_BR:
                 out.append("\n")
+            elif tag in MATH_ROOTS:
+                out.append(omml_to_text(child))
             elif tag in (a("pPr"), a("rPr"), a("endParaRPr")):
                 continue
             elif tag == MC_ALTERNATE:
@@ -282,36 +304,23 @@ class _SlideReader:
             self.pictures.append(Block(kind=Kind.IMAGE_TEXT, text=found.text, bbox=found.bbox or box, meta=found.meta()))
 
     def _chart(self, data: etree._Element, box: BBox | None) -> None:
-        """A chart's title, series names and category labels as one image_text block."""
+        """A chart's data as a caption and a Markdown table placed with the body shapes (only a
+        caption, as image text, when the chart caches no data)."""
         chart = data.find(f"{{{_GRAPHIC_CHART}}}chart")
         rid = chart.get(f"{{{R_NS}}}id") if chart is not None else None
         if not rid:
             return
         try:
-            root = parse_xml(self.part.related_part(rid).blob)
-        except Exception:  # a missing chart part loses only the chart's labels
+            chart_data = chart_to_data(parse_xml(self.part.related_part(rid).blob))
+        except Exception:  # a missing chart part loses only the chart's text
             self.report.unresolved_regions += 1
             return
-        c = f"{{{_GRAPHIC_CHART}}}"
-        lines: list[str] = []
-        for title in root.iter(f"{c}title"):
-            t = " ".join(tidy(_para_text(q)) for q in title.iter(a("p")))
-            t = t or " ".join(v.text or "" for v in title.iter(f"{c}v"))
-            if t.strip():
-                lines.append(t.strip())
-        for ser in root.iter(f"{c}ser"):
-            name = " ".join(v.text or "" for v in ser.findall(f"{c}tx//{c}v")).strip()
-            if name:
-                lines.append(name)
-        first = next(root.iter(f"{c}ser"), None)
-        if first is not None:
-            cats = [v.text or "" for v in first.findall(f"{c}cat//{c}pt/{c}v")]
-            if any(x.strip() for x in cats):
-                lines.append(", ".join(cats))
-        text = "\n".join(dict.fromkeys(lines))
-        if text:
-            self.raw_chars += count_chars(text)
-            self.shapes.append(_Shape(box, [(Kind.IMAGE_TEXT, text, None, None)], role="aside"))
+        self.raw_chars += chart_data.chars
+        if chart_data.table:
+            entries = [(Kind.CAPTION, chart_data.caption, None, None), (Kind.TABLE, chart_data.table, None, None)]
+            self.shapes.append(_Shape(box, entries))
+        else:
+            self.shapes.append(_Shape(box, [(Kind.IMAGE_TEXT, chart_data.caption, None, None)], role="aside"))
 
     def _diagram(self, data: etree._Element, box: BBox | None) -> None:
         """SmartArt: the node texts of the diagram data part, one paragraph each."""
@@ -456,19 +465,23 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, o
             (s for s in reader.shapes if s.role == "title"), key=lambda s: (s.bbox.y0, s.bbox.x0) if s.bbox else (1e9, 0)
         )
         placed = [s for s in reader.shapes if s.role == "body" and s.bbox is not None]
-        body, cols = reading_order(placed, lambda s: s.bbox, office.column_overlap_ratio, office.band_overlap_ratio)
+        for s in placed:
+            s.inset = office.gutter_text_inset_pt
+        body, cols = boxes_to_reading_order(placed, office.gutter_max_cover, office.gutter_min_width_pt,
+                                            office.gutter_row_tolerance_pt, office.band_overlap_ratio)
         report.columns = max(report.columns, cols)
         trace["columns_per_slide"].append(cols)  # type: ignore[union-attr]
         unplaced = [s for s in reader.shapes if s.role == "body" and s.bbox is None]
         chrome = [s for s in reader.shapes if s.role == "chrome"]
-        asides = [s for s in reader.shapes if s.role == "aside"]  # alt text and chart labels
+        asides = [s for s in reader.shapes if s.role == "aside"]  # alt text and data-less chart captions
         start = len(blocks)
         for shape in titles + body + unplaced + asides + chrome:
-            for kind, text, level, drop in shape.entries:
-                blocks.append(Block(kind=kind, text=text, page=number, bbox=shape.bbox, level=level, drop_reason=drop))
-        for pic in reader.pictures:
-            at = insert_at_position(blocks[start:], pic) if pic.bbox is not None else len(blocks) - start
-            blocks.insert(start + at, replace(pic, page=number))
+            for i, (kind, text, level, drop) in enumerate(shape.entries):
+                # A chart's caption refers to the table that follows it in the same shape.
+                linked = kind == Kind.CAPTION and i + 1 < len(shape.entries) and shape.entries[i + 1][0] == Kind.TABLE
+                blocks.append(Block(kind=kind, text=text, page=number, bbox=shape.bbox, level=level, drop_reason=drop,
+                                    anchor=len(blocks) + 1 if linked else None))
+        place_by_position(blocks, start, reader.pictures, number)
         notes, notes_raw = _notes_text(slide)
         if notes and not speaker_notes:
             report.flag("speaker_notes_omitted")

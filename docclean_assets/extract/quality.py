@@ -55,6 +55,8 @@ def document_figures(blocks: list[Block], report: DocReport) -> dict:
         "callouts": max(report.callouts, sum(1 for b in blocks if b.kind == "callout")),
         "pull_quotes": max(report.pull_quotes, sum(1 for b in blocks if b.kind == "pull_quote")),
         "margin_notes": max(report.margin_notes, sum(1 for b in blocks if b.kind == "margin_note")),
+        "tables": max(report.tables, sum(1 for b in blocks if b.kind == "table")),
+        "tables_fallback": report.tables_fallback,
         "drop_counts": counts,
     }
 

@@ -57,7 +57,8 @@ RAW_FILES_SCHEMA = pa.schema(
 LOSS_FIELDS = [
     *(pa.field(name, pa.int32()) for name in ("footnotes", "unresolved_regions", "deletions", "insertions", "moves",
                                                "comment_refs", "embedded_objects", "picture_shapes", "callouts",
-                                               "pull_quotes", "margin_notes")),
+                                               "pull_quotes", "margin_notes", "tables", "tables_fallback")),
+    pa.field("reader_comments", pa.int32()),  # HTML reader comments kept as kind='comment' (issue 7)
     pa.field("flags", pa.list_(pa.string())),
     # OCR (issue 9): pages and pictures OCR'd, pictures without confident text, mean word confidence.
     *(pa.field(name, pa.int32()) for name in ("ocr_pages", "ocr_pictures", "ocr_pictures_empty")),
@@ -117,7 +118,8 @@ BOILERPLATE_SCHEMA = pa.schema(
 
 _REPORT_COUNTS = ("pages", "raw_chars", "columns", "footnotes", "unresolved_regions", "deletions",
                   "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes", "callouts",
-                  "pull_quotes", "margin_notes", "ocr_pages", "ocr_pictures", "ocr_pictures_empty", "ocr_confidence")
+                  "pull_quotes", "margin_notes", "tables", "tables_fallback", "reader_comments",
+                  "ocr_pages", "ocr_pictures", "ocr_pictures_empty", "ocr_confidence")
 
 
 @dataclass(frozen=True, slots=True)

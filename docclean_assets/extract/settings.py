@@ -154,13 +154,68 @@ class PdfSettings:
     pull_quote_min_tokens: int = 5
     pull_quote_page_window: int = 1
     pull_quote_min_overlap: float = 0.8
+    # Display text with more than this fraction of its words of 4+ letters capitalised is title case:
+    # a heading named by a cross-reference, not a quote (calibrated on the IRS instructions and the
+    # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
+    # cross-references; sentence-case quotes, German nouns included, stay well under 0.6).
+    pull_quote_max_title_case_share: float = 0.6
     # A painted path no thicker than this many points in one direction is a rule (table and footnote
     # rules, underlines), not a box; LaTeX \hrule and booktabs rules are 0.4-0.8 pt, Word borders
     # 0.5-1.5 pt, while shaded boxes and cells are several points high.
     rule_max_thickness_pt: float = 2.0
+    # Tables. Ruled: the page's rules and box edges are snapped together within
+    # `table_snap_tolerance_pt`, joined across gaps up to `table_join_tolerance_pt`, and cross within
+    # `table_intersection_tolerance_pt` (pdfplumber's defaults, 3 pt, suit Word, LaTeX and report
+    # tables of the corpus); edges shorter than `table_edge_min_length_pt` are dropped. A ruled grid
+    # needs `table_min_rows` x `table_min_cols` cells and must hold at least
+    # `table_ruled_min_cell_share` of the chars inside its frame (coloured cell backgrounds that cover
+    # part of a table do not make a grid of it: discoverworld table 4).
+    table_snap_tolerance_pt: float = 3.0
+    table_join_tolerance_pt: float = 3.0
+    table_intersection_tolerance_pt: float = 3.0
+    table_edge_min_length_pt: float = 3.0
+    table_min_rows: int = 2
+    table_min_cols: int = 2
+    table_ruled_min_cell_share: float = 0.9
+    # Borderless tables: at least `table_min_aligned_rows` rows of two or more cells (lines split at
+    # aligned gaps), consecutive rows at most `table_row_gap_em` body em apart (report and paper
+    # tables: 0.2-1.2 em; paragraph breaks of prose are larger only together with the cell test),
+    # columns separated by an x-gap of at least `table_min_column_gap_em` body em crossed by at most
+    # `table_max_straddle_share` of the rows. Prose is rejected by words per cell: a cell of more
+    # than `table_max_cell_words` words ends the table, and the mean over the table must stay at
+    # most `table_max_mean_cell_words` (paper and report tables: 1-3; prose lines: 8-15).
+    table_min_aligned_rows: int = 3
+    table_row_gap_em: float = 1.5
+    table_min_column_gap_em: float = 0.8
+    table_max_straddle_share: float = 0.25
+    table_max_cell_words: int = 10
+    table_max_mean_cell_words: float = 4.0
+    # At most this many single-cell rows in a row inside a borderless table (section labels,
+    # wrapped cell lines); more end it.
+    table_max_single_rows: int = 2
+    # A line crossing a column boundary of a borderless table is cut there when the word gap holding
+    # the boundary is at least this many body em (header rows set with ~1 em gaps; a spanning
+    # cell's own word spaces are ~0.25 em).
+    table_cell_split_gap_em: float = 0.5
+    # A borderless grid filling fewer than this fraction of its row x column slots cannot be
+    # aligned: it falls back to a description plus its text (corpus tables fill 0.6-1.0).
+    table_min_density: float = 0.5
+    # Pictures and stroked curves covering more than this fraction of a borderless candidate's box
+    # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
+    # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
+    table_max_picture_share: float = 0.2
+    # Captions link to the table or figure whose box lies within this many body em above or below
+    # them (LaTeX and Word put captions 0.5-2 em from their float).
+    caption_max_gap_em: float = 4.0
+    # Graphics of one figure lie within this many points of each other (plot axes, labels' boxes).
+    figure_cluster_gap_pt: float = 12.0
 
     def __post_init__(self) -> None:
         _check_positive(self)
+        _check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density",
+                        "table_max_picture_share")
+        if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
+            raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
         _check_fraction(
             self,
             "line_overlap_ratio",
@@ -178,6 +233,7 @@ class PdfSettings:
             "sidebar_max_width_ratio",
             "margin_note_max_width_fraction",
             "pull_quote_min_overlap",
+            "pull_quote_max_title_case_share",
         )
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
@@ -191,17 +247,29 @@ class PdfSettings:
 class OfficeSettings:
     """DOCX and PPTX thresholds."""
 
-    # Shapes whose horizontal extents overlap by less than this fraction of the narrower one sit
-    # side by side (columns); calibrated on two-column bullet slides.
-    column_overlap_ratio: float = 0.2
     # Shapes whose vertical extents overlap by less than this fraction of the shorter one sit one
     # above the other (separate bands); calibrated on the corpus decks, where stacked text boxes
     # touch or overlap by a few points of padding only.
     band_overlap_ratio: float = 0.2
 
+    # --- Slide columns (issue 6): the geometry-only gutter finder of extract/layout.py, shared with
+    # the PDF path (which adds its prose checks on top). Slide geometry is read in EMU and converted
+    # to points (12,700 EMU = 1 pt; a 10-inch slide is 720 pt wide) before any of these apply.
+    # A gutter is an x-band crossed by shapes over at most this fraction of the height stacked at the
+    # densest x-position; the PDF's value, confirmed on two-column corpus decks with a full-width footer.
+    gutter_max_cover: float = 0.5
+    # Narrowest gutter between two shapes' text areas, points (6 pt = 76,200 EMU), as for PDF columns.
+    gutter_min_width_pt: float = 6.0
+    # The text area lies this far inside a shape's frame on the left and right, points: DrawingML's
+    # default bodyPr lIns/rIns of 91,440 EMU; frames that touch still read as two columns.
+    gutter_text_inset_pt: float = 7.2
+    # Shapes whose tops differ by at most this many points start on the same row (read left to right);
+    # about half a line of 18-24 pt slide body text.
+    gutter_row_tolerance_pt: float = 10.0
+
     def __post_init__(self) -> None:
         _check_positive(self)
-        _check_fraction(self, "column_overlap_ratio", "band_overlap_ratio")
+        _check_fraction(self, "band_overlap_ratio", "gutter_max_cover")
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,11 +311,29 @@ class HtmlSettings:
     # the whole page). scrapinghub_aeb token F1: 0.958 at 0.0 (no veto), 0.959 at 0.3, 0.962 at 0.7.
     template_max_share: float = 0.7
 
+    # ---- reader comments (issue 7, html_comments.py)
+    # A unit counts as a JSON-LD Comment's text only when its key (letters and digits) has at least
+    # this many characters: shorter ones ("Reply", a name) recur in any thread. Same scale as
+    # match_min_chars.
+    comment_jsonld_min_chars: int = 25
+
+    # ---- standfirst (issue 7, html_lede.py)
+    # A dropped paragraph between the title and the first body paragraph is the article's lede when
+    # it has at least this many words (bylines, dates and photo credits have fewer), at most this
+    # fraction of link text, the two are at most this many units apart, and its first characters
+    # (key: letters and digits) are the page's meta description's, or the reverse. Measured: the
+    # description match keeps photo captions out (scrapinghub_aeb token F1 0.9591 without, 0.9596
+    # with) and finds 3 more trafilatura_eval 'with' snippets.
+    lede_min_words: int = 12
+    lede_max_link_ratio: float = 0.3
+    lede_max_gap_units: int = 8
+    lede_description_key_chars: int = 60
+
     def __post_init__(self) -> None:
         _check_positive(self)
         _check_fraction(
             self, "jsonld_min_visible_ratio", "match_min_coverage", "main_container_share",
-            "table_max_link_ratio", "template_max_share",
+            "table_max_link_ratio", "template_max_share", "lede_max_link_ratio",
         )
         if self.jsonld_prefix_words < 1 or self.table_min_rows < 1 or self.table_min_cols < 1:
             raise ValueError("jsonld_prefix_words, table_min_rows and table_min_cols must be >= 1")

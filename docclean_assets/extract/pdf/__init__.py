@@ -3,6 +3,9 @@
 Stages (each a pure function; every intermediate is kept in `Extraction.trace`, keyed by stage and
 1-based page): chars -> split (rotated lines, light watermark text) -> words -> lines -> blocks ->
 gutters -> reading order -> kinds (title, headings, captions) -> footnotes -> Block records.
+Tables leave the flow as one `table` block each: ruled tables (pdf/tables.py) before the call-out
+panels, so a table's frame is never a panel; borderless ones (pdf/table_grid.py) once the gutters
+are known. Captions are linked to their table or figure after reading order (pdf/captions.py).
 Asides (call-out panels found on the page's vector graphics, sidebars, margin notes) leave the flow
 before the column analysis and return after reading order, each after the body block it refers to;
 pull quotes are found last, across pages.
@@ -14,6 +17,7 @@ from typing import NamedTuple
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
 from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import Char, PageInfo, modal_size, open_pdf, pdf_to_pages
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
@@ -31,6 +35,9 @@ from docclean_assets.extract.pdf.regions import (
     panel_to_callout,
     place_asides,
 )
+from docclean_assets.extract.pdf.table_grid import lines_to_borderless_tables
+from docclean_assets.extract.pdf.table_model import TableBlock
+from docclean_assets.extract.pdf.tables import page_to_ruled_tables
 from docclean_assets.extract.pdf.watermark import CharSplit, RotatedLine, split_chars
 from docclean_assets.extract.settings import PdfSettings, Settings
 
@@ -58,10 +65,12 @@ class PageLayout(NamedTuple):
     reversed_chars: int
 
 
-def _panels(info: PageInfo, parts: CharSplit, graphics: list[Graphic], body: float, s: PdfSettings
-            ) -> tuple[list[Char], list[Char], list[PBlock], int]:
-    """The flow chars, the remaining light chars, the call-out blocks and the reversed-char count."""
-    split = chars_to_panels(parts.normal, parts.light, graphics_to_panels(graphics, info, body, s), s)
+def _panels(info: PageInfo, parts: CharSplit, graphics: list[Graphic], body: float, s: PdfSettings,
+            tables: list[TableBlock]) -> tuple[list[Char], list[Char], list[PBlock], int]:
+    """The flow chars, the remaining light chars, the call-out blocks and the reversed-char count;
+    boxes drawn within the ruled `tables` are no panels."""
+    avoid = [(t.x0, t.top, t.x1, t.bottom) for t in tables]
+    split = chars_to_panels(parts.normal, parts.light, graphics_to_panels(graphics, info, body, s, avoid), s)
     flow, callouts, reversed_chars = split.flow, [], 0
     for panel, chars, n_reversed in split.panels:
         reversed_chars += n_reversed
@@ -92,7 +101,9 @@ def _page_blocks(
     gutters are found again without them.
     """
     parts = split_chars(chars, body, s)
-    flow, light, asides, reversed_chars = _panels(info, parts, graphics, body, s)
+    ruled = page_to_ruled_tables(parts.normal, graphics, info.number, s)
+    flow, light, asides, reversed_chars = _panels(info, parts._replace(normal=ruled.rest), graphics, body, s,
+                                                  ruled.tables)
     words = chars_to_words(flow, s)
     lines = words_to_lines(words, s)
     blocks = lines_to_blocks(lines, info.number, s)
@@ -103,6 +114,11 @@ def _page_blocks(
             lines = lines_at_gutters
             blocks = lines_to_blocks(lines, info.number, s)
             gutters = blocks_to_gutters(blocks, s)
+    borderless = lines_to_borderless_tables(lines, gutters, graphics, info.number, body, s)
+    if borderless.tables:
+        lines = borderless.rest
+        blocks = lines_to_blocks(lines, info.number, s)
+        gutters = blocks_to_gutters(blocks, s)
     notes = blocks_to_margin_notes(blocks, body, s)
     for b in notes:
         blocks.remove(b)
@@ -110,6 +126,8 @@ def _page_blocks(
     if notes or sidebars:
         gutters = blocks_to_gutters(blocks, s)
     asides += notes + sidebars
+    tables = ruled.tables + borderless.tables
+    blocks.extend(tables)
     for blk in lines_to_blocks(words_to_lines(chars_to_words(light, s), s), info.number, s):
         blk.drop_reason = "watermark"
         blocks.append(blk)
@@ -121,6 +139,7 @@ def _page_blocks(
     trace["lines"][n] = lines
     trace["blocks"][n] = list(blocks)
     trace["asides"][n] = list(asides)
+    trace["tables"][n] = tables
     return PageLayout(blocks, gutters, asides, reversed_chars)
 
 
@@ -160,7 +179,8 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     s = settings.pdf
     report = DocReport(format="pdf")
     trace: dict[str, dict[int, object]] = {
-        k: {} for k in ("chars", "graphics", "split", "asides", "words", "lines", "blocks", "gutters", "order")
+        k: {} for k in ("chars", "graphics", "split", "asides", "words", "lines", "blocks", "gutters", "order",
+                        "tables")
     }
     pdf = open_pdf(data)
     try:
@@ -182,20 +202,23 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     trace["body_size"] = {0: body}
     per_page: list[tuple[PageInfo, list[PBlock]]] = []
     layouts: list[PageLayout] = []
+    page_graphics: list[list[Graphic]] = []
     for info, chars, _raw, graphics in pages:
         trace["chars"][info.number] = chars
         trace["graphics"][info.number] = graphics
         layout = _page_blocks(info, chars, graphics, body, s, trace)
         per_page.append((info, layout.blocks))
         layouts.append(layout)
+        page_graphics.append(graphics)
     blocks_to_kinds(per_page, body, s)
     ordered_pages: list[list[PBlock]] = []
-    for (info, blocks), layout in zip(per_page, layouts, strict=True):
+    for (info, blocks), layout, graphics in zip(per_page, layouts, page_graphics, strict=True):
         ordered, ncols, unresolved = blocks_to_reading_order(blocks, layout.gutters, s)
         report.unresolved_regions += unresolved
         report.columns = max(report.columns, ncols)
         report.footnotes += page_footnotes(ordered, info, body, s)
         ordered = place_asides(ordered, layout.asides)
+        captions_to_links(ordered, graphics, body, s)
         trace["order"][info.number] = ordered
         ordered_pages.append(ordered)
         if layout.reversed_chars:
@@ -206,4 +229,6 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     out = [_to_block(b, info, index.get(id(b.anchor_to))) for info, b in everything]
     report.callouts = sum(1 for b in out if b.kind == "callout")
     report.margin_notes = sum(1 for b in out if b.kind == "margin_note")
+    report.tables = sum(1 for b in out if b.kind == "table")
+    report.tables_fallback = sum(1 for b in out if b.get_meta("table") == "fallback")
     return Extraction(renumber(out), report, trace)

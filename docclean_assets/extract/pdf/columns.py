@@ -1,89 +1,20 @@
-"""Stage 4: column gutters of a page, found geometrically from the x-projection of its blocks.
+"""Stage 4: column gutters of a page: the geometric candidates of `extract.layout`, kept only where
+each side holds a prose column.
 
 A gutter is an interior x-band crossed by blocks over at most `gutter_max_cover` of the text height
-stacked at the page's densest x-position, with a prose column on each side. A gap that exists only beside a figure (text above and
-below it runs across) is crossed over most of the height and is therefore no gutter.
+stacked at the page's densest x-position (found in `layout.boxes_to_gutters`, shared with PPTX), with
+a prose column on each side (words per line, column fill: checked here). A gap that exists only
+beside a figure (text above and below it runs across) is crossed over most of the height and is
+therefore no gutter.
 """
 from __future__ import annotations
 
-import math
-from typing import NamedTuple
-
+from docclean_assets.extract.layout import Gutter, boxes_to_gutters
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.lines import Line, make_line
 from docclean_assets.extract.settings import PdfSettings
 
-
-class Gutter(NamedTuple):
-    """An empty-enough x-band between two columns, points."""
-
-    x0: float
-    x1: float
-    cover: float  # text height crossing the band, as a fraction of the densest x-position's
-
-    @property
-    def mid(self) -> float:
-        return (self.x0 + self.x1) / 2
-
-
-def _coverage(blocks: list[PBlock], left: float, nbins: int) -> list[float]:
-    """Summed block height over each 1-pt bin from `left` (difference array: linear time)."""
-    diff = [0.0] * (nbins + 2)
-    for b in blocks:
-        i0 = max(0, int(math.floor(b.x0 - left)))
-        i1 = min(nbins, int(math.ceil(b.x1 - left)))
-        h = b.bottom - b.top
-        diff[i0] += h
-        diff[i1] -= h
-    cov, acc = [], 0.0
-    for i in range(nbins):
-        acc += diff[i]
-        cov.append(acc)
-    return cov
-
-
-def _candidates(blocks: list[PBlock], settings: PdfSettings) -> tuple[list[Gutter], float, float, float]:
-    left = min(b.x0 for b in blocks)
-    right = max(b.x1 for b in blocks)
-    height = max(b.bottom for b in blocks) - min(b.top for b in blocks)
-    nbins = int(math.ceil(right - left))
-    if nbins < 3 or height <= 0:
-        return [], left, right, height
-    cov = _coverage(blocks, left, nbins)
-    # Relative to the densest x-position, not the page: a footer far below the columns (or a short
-    # page) must not make the columns themselves look empty (community-bulletin sample).
-    peak = max(cov) or 1.0
-    limit = settings.gutter_max_cover * peak
-    out: list[Gutter] = []
-    i = 0
-    while i < nbins:
-        if cov[i] > limit:
-            i += 1
-            continue
-        j = i
-        while j < nbins and cov[j] <= limit:
-            j += 1
-        if i > 0 and j < nbins:
-            # The gutter proper is the emptiest stretch of the band: ragged or wide blocks of one
-            # column reach into a band whose low coverage they only raise a little.
-            floor = min(cov[i:j]) + 0.05 * height
-            best = (0, 0)
-            k = i
-            while k < j:
-                if cov[k] > floor:
-                    k += 1
-                    continue
-                m = k
-                while m < j and cov[m] <= floor:
-                    m += 1
-                if m - k > best[1] - best[0]:
-                    best = (k, m)
-                k = m
-            a, b = best
-            if b - a >= settings.gutter_min_width_pt:
-                out.append(Gutter(left + a, left + b, max(cov[a:b]) / peak))
-        i = j
-    return out, left, right, height
+__all__ = ["Gutter", "blocks_to_gutters", "split_lines_at_gutters"]
 
 
 def _column_ok(blocks: list[PBlock], x0: float, x1: float, width: float, height: float, s: PdfSettings) -> bool:
@@ -104,8 +35,10 @@ def blocks_to_gutters(blocks: list[PBlock], settings: PdfSettings) -> list[Gutte
     content = [b for b in blocks if b.drop_reason is None and b.kind != "margin_note"]
     if len(content) < 2:
         return []
-    gutters, left, right, height = _candidates(content, settings)
+    gutters = boxes_to_gutters(content, settings.gutter_max_cover, settings.gutter_min_width_pt)
+    left, right = min(b.x0 for b in content), max(b.x1 for b in content)
     width = right - left
+    height = max(b.bottom for b in content) - min(b.top for b in content)
     while gutters:
         edges = [left] + [x for g in gutters for x in (g.x0, g.x1)] + [right]
         bad = [

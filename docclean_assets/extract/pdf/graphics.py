@@ -1,5 +1,6 @@
-"""A page's vector graphics (filled rectangles, ruled lines, other paths) in the displayed frame,
-read from PDFium's page objects; the input the region stages (boxes, table rules) will use.
+"""A page's vector graphics (filled rectangles, ruled lines, other paths) and the boxes of its
+picture objects in the displayed frame, read from PDFium's page objects; the input of the region
+stages (boxes, table rules, figures).
 
 Paths inside Form XObjects are included: their bounds are in the form's space, so the form
 objects' matrices are composed on the way down.
@@ -23,7 +24,7 @@ _MAX_FORM_DEPTH = 15  # as pypdfium2's get_objects
 class Graphic(NamedTuple):
     """One path object: its box in top-left points within the visible box, and how it is painted."""
 
-    kind: str  # "rect" (filled or stroked box), "line" (a rule: thin in one direction) or "path"
+    kind: str  # "rect" (filled or stroked box), "line" (a rule: thin in one direction), "path" or "image"
     x0: float
     top: float
     x1: float
@@ -72,7 +73,8 @@ def _is_box(obj: object) -> bool:
     return len(xs) <= 2 and len(ys) <= 2
 
 
-def _path_graphic(obj: object, ctm: _Matrix, frame: PageFrame, s: PdfSettings) -> Graphic | None:
+def _bounds(obj: object, ctm: _Matrix, frame: PageFrame) -> tuple[float, float, float, float] | None:
+    """The object's box in top-left points of the visible box; None when wholly outside it."""
     l, b, r, t = (ctypes.c_float() for _ in range(4))
     if not pdfium_c.FPDFPageObj_GetBounds(obj, l, b, r, t):
         return None
@@ -84,7 +86,23 @@ def _path_graphic(obj: object, ctm: _Matrix, frame: PageFrame, s: PdfSettings) -
     x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
     y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
     if x1 < 0 or y1 < 0 or x0 > frame.width or y0 > frame.height:
+        return None
+    return x0, y0, x1, y1
+
+
+def _image_graphic(obj: object, ctm: _Matrix, frame: PageFrame) -> Graphic | None:
+    box = _bounds(obj, ctm, frame)
+    if box is None:
+        return None
+    x0, y0, x1, y1 = box
+    return Graphic("image", max(0.0, x0), max(0.0, y0), min(frame.width, x1), min(frame.height, y1), None, None, 0.0)
+
+
+def _path_graphic(obj: object, ctm: _Matrix, frame: PageFrame, s: PdfSettings) -> Graphic | None:
+    box = _bounds(obj, ctm, frame)
+    if box is None:
         return None  # wholly outside the visible box
+    x0, y0, x1, y1 = box
     mode, stroke_on = ctypes.c_int(), pdfium_c.FPDF_BOOL()
     if not pdfium_c.FPDFPath_GetDrawMode(obj, mode, stroke_on):
         mode.value, stroke_on.value = 0, 0
@@ -104,8 +122,8 @@ def _path_graphic(obj: object, ctm: _Matrix, frame: PageFrame, s: PdfSettings) -
 
 
 def page_to_graphics(page: pdfium.PdfPage, settings: PdfSettings) -> list[Graphic]:
-    """The page's painted path objects (rectangles, rules, other paths) in content order, with boxes
-    in top-left points relative to the visible box."""
+    """The page's painted path objects (rectangles, rules, other paths) and picture objects in
+    content order, with boxes in top-left points relative to the visible box."""
     frame = page_frame(page)
     out: list[Graphic] = []
     # (container form object or None, index, composed matrix of the containers, depth)
@@ -122,6 +140,10 @@ def page_to_graphics(page: pdfium.PdfPage, settings: PdfSettings) -> list[Graphi
         kind = pdfium_c.FPDFPageObj_GetType(obj)
         if kind == pdfium_c.FPDF_PAGEOBJ_PATH:
             g = _path_graphic(obj, ctm, frame, settings)
+            if g is not None:
+                out.append(g)
+        elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            g = _image_graphic(obj, ctm, frame)
             if g is not None:
                 out.append(g)
         elif kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth + 1 < _MAX_FORM_DEPTH:

@@ -1,4 +1,4 @@
-"""Stage 5: blocks of one page to reading order, given its gutters.
+"""Stage 5: blocks of one page to reading order, given its gutters (column logic in `extract.layout`).
 
 Blocks crossing every gutter are full-width (title, abstract, wide figures and tables); they cut the
 page into vertical segments. Within a segment columns are read left to right, each top to bottom;
@@ -7,25 +7,20 @@ watermarks follow the page's body. Pages set in a right-to-left script read thei
 """
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from docclean_assets.extract.bidi import is_rtl
+from docclean_assets.extract.layout import Gutter, boxes_to_columns, columns_to_order, rows_then_x
 from docclean_assets.extract.pdf.blocks import PBlock
-from docclean_assets.extract.pdf.columns import Gutter
 from docclean_assets.extract.settings import PdfSettings
+
+
+def _row_tol(a: PBlock, b: PBlock) -> float:
+    """Blocks whose tops differ by at most half the smaller font size start on the same row."""
+    return 0.5 * min(a.size, b.size)
 
 
 def _rows_then_x(blocks: list[PBlock]) -> list[PBlock]:
     """Top to bottom; blocks starting on (nearly) the same row go left to right."""
-    out: list[PBlock] = []
-    row: list[PBlock] = []
-    for b in sorted(blocks, key=lambda b: (b.top, b.x0)):
-        if row and b.top - row[0].top > 0.5 * min(b.size, row[0].size):
-            out.extend(sorted(row, key=lambda r: r.x0))
-            row = []
-        row.append(b)
-    out.extend(sorted(row, key=lambda r: r.x0))
-    return out
+    return rows_then_x(blocks, _row_tol)
 
 
 def _grid_bands(seg: list[PBlock], settings: PdfSettings | None) -> list[list[PBlock]]:
@@ -63,46 +58,12 @@ def blocks_to_reading_order(blocks: list[PBlock], gutters: list[Gutter],
         for b in content:
             b.column = 0
         return _rows_then_x(content) + tail, 1, 0
-    mids = [g.mid for g in gutters]
-    full: list[PBlock] = []
-    cols: list[PBlock] = []
-    partial: list[PBlock] = []
+    placement = boxes_to_columns(content, gutters)
     for b in content:
-        crossed = sum(b.x0 < m < b.x1 for m in mids)
-        if crossed == len(mids):
-            b.column = -1
-            full.append(b)
-        else:
-            b.column = bisect_right(mids, b.x0)
-            (partial if crossed else cols).append(b)
-    # A block crossing some gutters but not all: above or below all column text it is page chrome
-    # or a banner (read in place, like a full-width block); inside the columns it belongs to the
-    # leftmost column it touches, and the page has a region whose order is a guess.
-    top = min((b.top for b in cols), default=0.0)
-    bottom = max((b.bottom for b in cols), default=0.0)
-    unresolved = 0
-    for b in partial:
-        if b.top >= bottom or b.bottom <= top:
-            b.column = -1
-            full.append(b)
-        else:
-            unresolved += 1
-            cols.append(b)
+        b.column = placement.column[id(b)]
     # Right-to-left pages (Arabic, Hebrew) read their columns from the right.
-    columns = list(range(len(gutters) + 1))
-    if is_rtl(" ".join(b.text for b in cols)):
-        columns.reverse()
-    full.sort(key=lambda b: (b.top, b.x0))
-    tops = [f.top for f in full]
-    segments: list[list[PBlock]] = [[] for _ in range(len(full) + 1)]
-    for b in cols:
-        segments[bisect_right(tops, b.top)].append(b)
-    ordered: list[PBlock] = []
-    for s, seg in enumerate(segments):
-        for band in _grid_bands(seg, settings):
-            for c in columns:
-                ordered.extend(_rows_then_x([b for b in band if b.column == c]))
-        if s < len(full):
-            ordered.append(full[s])
-    ncols = len(gutters) + 1 if cols else 1
-    return ordered + tail, ncols, unresolved
+    rtl = is_rtl(" ".join(b.text for b in placement.cols))
+    ordered = columns_to_order(placement, len(gutters) + 1, _rows_then_x, right_to_left=rtl,
+                               bands=lambda seg: _grid_bands(seg, settings))
+    ncols = len(gutters) + 1 if placement.cols else 1
+    return ordered + tail, ncols, placement.unresolved

@@ -142,6 +142,20 @@ def _overlap(quote: str, pool: str, min_overlap: float) -> Match | None:
     return best
 
 
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])[.)]?\s+\S")
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _heading_like(text: str, s: PdfSettings) -> bool:
+    """True for a numbered section heading or title-case text: the body names a section ("see
+    Community Income"), a pull quote repeats a sentence, which is set in sentence case."""
+    if _SECTION_NUMBER.match(text):
+        return True
+    long_words = _LONG_WORD.findall(text)
+    caps = sum(1 for w in long_words if w[0].isupper())
+    return bool(long_words) and caps / len(long_words) > s.pull_quote_max_title_case_share
+
+
 def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSettings) -> int:
     """Relabel, in place, display blocks that repeat body text of their page or the pages around
     them as `pull_quote` (anchor and offset of the match in `anchor_to` and `extra`); return how many."""
@@ -152,6 +166,7 @@ def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSett
             b for b in blocks
             if b.drop_reason is None and b.kind in DISPLAY_KINDS and b.size >= big
             and len(_WORD.findall(fold(b.text).text)) >= s.pull_quote_min_tokens
+            and not _heading_like(b.text, s)
         ]
         for blocks in pages
     ]

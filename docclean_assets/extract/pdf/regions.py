@@ -59,7 +59,7 @@ def luminance(rgba: tuple[int, int, int, int]) -> float:
     return (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
 
 
-def _visible(rgba: tuple[int, int, int, int] | None) -> bool:
+def visible(rgba: tuple[int, int, int, int] | None) -> bool:
     return rgba is not None and rgba[3] > 0 and luminance(rgba) < _INVISIBLE_LUMINANCE
 
 
@@ -88,8 +88,8 @@ def graphics_to_panels(
             continue
         if w * h > settings.panel_max_page_fraction * page_area:
             continue
-        filled = _visible(g.fill)
-        if not (filled or _visible(g.stroke)):
+        filled = visible(g.fill)
+        if not (filled or visible(g.stroke)):
             continue
         if any(_inside(g, box) for box in avoid):
             continue
@@ -201,7 +201,11 @@ def blocks_to_margin_notes(blocks: list[PBlock], body: float, settings: PdfSetti
         side = "left" if b.x1 <= left - gap else "right" if b.x0 >= right + gap else None
         if side is None:
             continue
-        if not any(o is not b and left - gap < o.x0 < right and _vertical_overlap(o, b) > 0 for o in content):
+        # Beside a paragraph of two lines or more: a cell at the end of a row of one-line cells is a
+        # table's last column, and a note needs a letter or digit (a lone dash is an empty cell).
+        if not any(left - gap < o.x0 < right and _vertical_overlap(o, b) > 0 for o in prose if o is not b):
+            continue
+        if not any(ch.isalnum() for ch in b.text):
             continue
         b.kind = "margin_note"
         b.extra.append(("region", "margin"))

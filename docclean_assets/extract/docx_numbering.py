@@ -1,0 +1,219 @@
+"""List labels of numbered and bulleted DOCX paragraphs ("1.", "a)", "iv.", "2.3", "•"), computed
+from numbering.xml the way Word renders them.
+
+A paragraph's numbering is its own w:numPr or its style's (following basedOn). Each w:num points to
+a w:abstractNum whose levels give numFmt, lvlText ("%1.%2."), start and lvlRestart. Counters belong
+to the abstract list, so w:num instances sharing one continue each other's numbering; a w:num with
+a lvlOverride/startOverride restarts its levels the first time it is used. Advancing a level resets
+the deeper levels (unless their lvlRestart says otherwise).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+MAX_LEVELS = 9  # WordprocessingML defines levels 0-8
+BULLET = "\u2022"
+_PLACEHOLDER = re.compile(r"%([1-9])")
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+
+
+def w(name: str) -> str:
+    return f"{{{W_NS}}}{name}"
+
+
+def _val(el: etree._Element | None) -> str | None:
+    return None if el is None else el.get(w("val"))
+
+
+def _int(value: str | None, default: int | None = None) -> int | None:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _roman(n: int) -> str:
+    out = []
+    for value, letters in _ROMAN:
+        while n >= value:
+            out.append(letters)
+            n -= value
+    return "".join(out)
+
+
+def _letters(n: int) -> str:
+    """Word's alphabetic numbering: a..z, then aa..zz, aaa..."""
+    if n <= 0:
+        return ""
+    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+
+
+def format_number(n: int, fmt: str) -> str:
+    """One counter in a numFmt; formats without a plain-text rendering fall back to decimal."""
+    if fmt == "lowerLetter":
+        return _letters(n)
+    if fmt == "upperLetter":
+        return _letters(n).upper()
+    if fmt == "lowerRoman":
+        return _roman(n) if n > 0 else str(n)
+    if fmt == "upperRoman":
+        return _roman(n).upper() if n > 0 else str(n)
+    if fmt == "decimalZero":
+        return f"{n:02d}"
+    if fmt == "none":
+        return ""
+    return str(n)
+
+
+def _bullet_text(text: str) -> str:
+    """A bullet's lvlText; symbol-font glyphs (private use area) and empty text read as a bullet."""
+    kept = "".join(c for c in text if not 0xE000 <= ord(c) <= 0xF8FF).strip()
+    return kept or BULLET
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level of an abstract list."""
+
+    fmt: str = "decimal"
+    text: str = "%1."
+    start: int = 1
+    restart: int | None = None  # lvlRestart: restart after this 1-based level is used (0 = never)
+    legal: bool = False  # isLgl: every placeholder in decimal
+
+
+def _level(lvl: etree._Element, base: Level | None = None) -> Level:
+    base = base or Level()
+    text_el = lvl.find(w("lvlText"))
+    return Level(
+        fmt=_val(lvl.find(w("numFmt"))) or base.fmt,
+        text=text_el.get(w("val"), "") if text_el is not None else base.text,
+        start=_int(_val(lvl.find(w("start"))), base.start),
+        restart=_int(_val(lvl.find(w("lvlRestart"))), base.restart),
+        legal=lvl.find(w("isLgl")) is not None or base.legal,
+    )
+
+
+class Numbering:
+    """Renders list labels in document order; one instance per document (it keeps the counters)."""
+
+    def __init__(self, numbering_root: etree._Element | None, styles_root: etree._Element | None) -> None:
+        self._abstract: dict[str, dict[int, Level]] = {}
+        self._nums: dict[str, tuple[str, dict[int, Level], dict[int, int]]] = {}
+        self._styles: dict[str, tuple[str | None, str | None, int | None]] = {}
+        self._counters: dict[str, list[int | None]] = {}
+        self._started: set[str] = set()
+        self._links: dict[str, str] = {}  # abstractNumId -> numbering style it merely points to
+        if numbering_root is not None:
+            self._read_numbering(numbering_root)
+        if styles_root is not None:
+            for st in styles_root.iter(w("style")):
+                sid = st.get(w("styleId"))
+                num = st.find(f"{w('pPr')}/{w('numPr')}")
+                based = _val(st.find(w("basedOn")))
+                if sid is not None:
+                    num_id = _val(num.find(w("numId"))) if num is not None else None
+                    ilvl = _int(_val(num.find(w("ilvl")))) if num is not None else None
+                    self._styles[sid] = (based, num_id, ilvl)
+
+    def _read_numbering(self, root: etree._Element) -> None:
+        for absn in root.iter(w("abstractNum")):
+            aid = absn.get(w("abstractNumId"))
+            if aid is None:
+                continue
+            levels: dict[int, Level] = {}
+            for lvl in absn.findall(w("lvl")):
+                i = _int(lvl.get(w("ilvl")), 0) or 0
+                if 0 <= i < MAX_LEVELS:
+                    levels[i] = _level(lvl)
+            self._abstract[aid] = levels
+            link = _val(absn.find(w("numStyleLink")))
+            if link:
+                self._links[aid] = link
+        for num in root.iter(w("num")):
+            nid, aid = num.get(w("numId")), _val(num.find(w("abstractNumId")))
+            if nid is None or aid is None:
+                continue
+            overrides: dict[int, Level] = {}
+            starts: dict[int, int] = {}
+            for ov in num.findall(w("lvlOverride")):
+                i = _int(ov.get(w("ilvl")), 0) or 0
+                start = _int(_val(ov.find(w("startOverride"))))
+                if start is not None:
+                    starts[i] = start
+                lvl = ov.find(w("lvl"))
+                if lvl is not None:
+                    overrides[i] = _level(lvl, self._abstract.get(aid, {}).get(i))
+            self._nums[nid] = (aid, overrides, starts)
+
+    def _style_num(self, sid: str | None) -> tuple[str | None, int | None]:
+        """numId and ilvl a paragraph style gives, following basedOn (closest style wins each)."""
+        num_id: str | None = None
+        ilvl: int | None = None
+        seen: set[str] = set()
+        while sid is not None and sid not in seen and len(seen) < 32:
+            seen.add(sid)
+            based, s_num, s_ilvl = self._styles.get(sid, (None, None, None))
+            num_id = num_id if num_id is not None else s_num
+            ilvl = ilvl if ilvl is not None else s_ilvl
+            sid = based
+        return num_id, ilvl
+
+    def paragraph_num(self, p: etree._Element) -> tuple[str, int] | None:
+        """(numId, ilvl) of a w:p from its own numPr or its style; None when not numbered."""
+        ppr = p.find(w("pPr"))
+        sid = _val(ppr.find(w("pStyle"))) if ppr is not None else None
+        num_id, ilvl = self._style_num(sid)
+        num = ppr.find(w("numPr")) if ppr is not None else None
+        if num is not None:
+            num_id = _val(num.find(w("numId"))) or num_id
+            ilvl = _int(_val(num.find(w("ilvl"))), ilvl)
+        if num_id is None or num_id == "0" or num_id not in self._nums:
+            return None
+        return num_id, min(max(ilvl or 0, 0), MAX_LEVELS - 1)
+
+    def _levels(self, num_id: str) -> tuple[str, dict[int, Level]]:
+        """The abstract list of a w:num (through a numStyleLink) and its levels with overrides."""
+        aid, overrides, _ = self._nums[num_id]
+        if aid in self._links:
+            linked, _ilvl = self._style_num(self._links[aid])
+            if linked in self._nums and self._nums[linked][0] not in self._links:
+                aid = self._nums[linked][0]
+        return aid, {**self._abstract.get(aid, {}), **overrides}
+
+    def label(self, num_id: str, ilvl: int) -> str:
+        """Advance the list's counter at `ilvl` and render the label ('' for numFmt none or an
+        undefined level)."""
+        aid, levels = self._levels(num_id)
+        counters = self._counters.setdefault(aid, [None] * MAX_LEVELS)
+        if num_id not in self._started:
+            self._started.add(num_id)
+            for i, start in self._nums[num_id][2].items():
+                if 0 <= i < MAX_LEVELS:
+                    counters[i] = start - 1
+                    for d in range(i + 1, MAX_LEVELS):
+                        counters[d] = None
+        level = levels.get(ilvl)
+        if level is None:  # a level the list does not define shows no label
+            return ""
+        current = counters[ilvl]
+        counters[ilvl] = level.start if current is None else current + 1
+        for d in range(ilvl + 1, MAX_LEVELS):
+            restart = levels.get(d, Level()).restart
+            if restart is None or ilvl < restart:
+                counters[d] = None
+        if level.fmt == "bullet":
+            return _bullet_text(level.text)
+
+        def placeholder(m: re.Match[str]) -> str:
+            i = int(m.group(1)) - 1
+            lv = levels.get(i, Level())
+            n = counters[i] if counters[i] is not None else lv.start
+            return format_number(n, "decimal" if level.legal and lv.fmt != "none" else lv.fmt)
+
+        return _PLACEHOLDER.sub(placeholder, level.text).strip()

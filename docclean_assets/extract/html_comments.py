@@ -1,0 +1,223 @@
+"""Reader comments of a web page: found in the DOM (comment sections, schema.org Comment microdata)
+or in JSON-LD, so they become `kind='comment'` blocks with author/date/id rather than body or
+boilerplate."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from docclean_assets.extract.html_dom import Unit, key
+from docclean_assets.extract.html_jsonld import json_nodes
+
+# class/id tokens (whole, whitespace-separated) of the element holding a page's comment thread
+_SECTION = re.compile(
+    r"^(comments|commentlist|comment[-_]?list|comments[-_](area|list|section|thread|wrapper|container|block)"
+    r"|comment[-_](section|thread|respond)|respond|disqus[-_]thread|user[-_]?comments)$", re.I)
+# tokens of one comment
+_ITEM = re.compile(
+    r"^(comment|comment[-_](body|item|entry|container|wrap|wrapper|single)|(user|reader)[-_]?comment"
+    r"|(div[-_])?comment[-_]?\d+|li[-_]comment[-_]?\d+)$", re.I)
+# tokens of the comment's own text inside a comment
+_CONTENT = re.compile(r"^(comment[-_]?(content|text|message|entry[-_]content)|commenttext)$", re.I)
+# tokens of the parts of a comment that are about it, not it: author, date, reply links, votes
+_META_WORDS = frozenset({"author", "meta", "metadata", "reply", "vcard", "avatar", "date", "time", "actions",
+                         "footer", "header", "permalink", "votes", "vote", "like", "likes", "share", "byline",
+                         "user", "username", "edit", "links", "name", "nick", "rating", "score"})
+_AUTHOR_SEL = '[itemprop="author"], .fn, .comment-author, .comment_author, .author, cite, .username'
+_DATE_SEL = ('time, [itemprop="dateCreated"], [itemprop="datePublished"], .comment-date, .comment_date, '
+             '.comment-metadata, .comment-time, .date')
+_SAYS = re.compile(r"\s+\S+:$")  # "Daniel Lemire says:", "Anna sagt:"
+_COMMENT_TYPES = frozenset({"comment", "answer"})
+# every section or comment element matches this (the regexes above then decide)
+_MARKED = ('[class*="comment" i], [id*="comment" i], [class*="respond" i], [id*="respond" i], '
+           '[class*="disqus" i], [id*="disqus" i], [itemtype*="comment" i], [itemtype*="answer" i]')
+_WORDS = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(slots=True)
+class Comment:
+    """One reader comment: where it is in the DOM and what the markup says about it."""
+
+    node_id: int  # mem_id of the comment element (0 for a JSON-LD comment)
+    author: str = ""
+    date: str = ""
+    cid: str = ""
+    reply_to: str = ""
+    units: list[int] = field(default_factory=list)  # indices of its text units, in order
+
+
+def _tokens(node: LexborNode) -> list[str]:
+    attrs = node.attributes
+    return f"{attrs.get('class') or ''} {attrs.get('id') or ''}".split()
+
+
+def _itemtype(node: LexborNode) -> str:
+    return (node.attributes.get("itemtype") or "").rsplit("/", 1)[-1].lower()
+
+
+def _is_section(node: LexborNode) -> bool:
+    return any(_SECTION.match(t) for t in _tokens(node)) or _itemtype(node) == "usercomments"
+
+
+def _is_item(node: LexborNode) -> bool:
+    if _itemtype(node) in _COMMENT_TYPES:
+        return True
+    return node.tag not in ("span", "a", "em", "strong", "code", "form", "input") and any(
+        _ITEM.match(t) for t in _tokens(node))
+
+
+def _is_meta(node: LexborNode) -> bool:
+    if node.tag in ("footer", "header"):
+        return True
+    words = {w for t in _tokens(node) for w in _WORDS.split(t.lower()) if w}
+    return bool(words & _META_WORDS) and not any(_CONTENT.match(t) for t in _tokens(node))
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line[:limit]
+
+
+def _own(node: LexborNode, item: LexborNode, items: set[int]) -> bool:
+    """Whether `node` belongs to `item` itself, not to a reply nested in it."""
+    p = node.parent
+    while p is not None and p.mem_id != item.mem_id:
+        if p.mem_id in items:
+            return False
+        p = p.parent
+    return True
+
+
+def _author(item: LexborNode, items: set[int]) -> str:
+    """The comment's author name (schema.org name, hCard fn, author/username classes)."""
+    for n in item.css(_AUTHOR_SEL):
+        if not _own(n, item, items):
+            continue
+        name = n.css_first('[itemprop="name"]') if n.attributes.get("itemprop") == "author" else None
+        text = _first_line((name or n).text(separator="\n") or "")
+        text = _SAYS.sub("", text) if " " in text else text
+        if text:
+            return text
+    return ""
+
+
+def _date(item: LexborNode, items: set[int]) -> str:
+    """The comment's date: a machine-readable one (datetime, content) first, else the shown text."""
+    nodes = [n for n in item.css(_DATE_SEL) if _own(n, item, items)]
+    for n in nodes:
+        value = n.attributes.get("datetime") or n.attributes.get("content")
+        if value and value.strip():
+            return value.strip()
+    return next((v for v in (_first_line(n.text(separator="\n") or "", 60) for n in nodes) if v), "")
+
+
+def _cid(item: LexborNode) -> str:
+    attrs = item.attributes
+    return (attrs.get("id") or attrs.get("data-comment-id") or attrs.get("data-id") or "").strip()
+
+
+def dom_to_comments(tree: LexborHTMLParser, units: list[Unit]) -> list[Comment]:
+    """Comments marked up as such: an element with a comment class/id inside a comment section,
+    or carrying an author or date of its own, or schema.org Comment microdata. Each unit belongs to
+    its innermost comment; units of its author line, date and reply links are not its text."""
+    root = tree.body or tree.root
+    if root is None:
+        return []
+    marked = root.css(_MARKED)  # in C: only elements that can be a section or a comment
+    sections = {n.mem_id for n in marked if _is_section(n)}
+    candidates = [n for n in marked if _is_item(n)]
+    items: dict[int, LexborNode] = {}
+    ids = {n.mem_id for n in candidates}
+    for n in candidates:
+        in_section, p = False, n.parent
+        while p is not None:
+            if p.mem_id in sections:
+                in_section = True
+                break
+            p = p.parent
+        # outside a comment section a "comment" class alone is too weak (opinion-piece teasers)
+        if in_section or _itemtype(n) in _COMMENT_TYPES or (_author(n, ids) and _date(n, ids)):
+            items[n.mem_id] = n
+    if not items:
+        return []
+    item_ids = set(items)
+    meta_ids, content_ids, has_content = set(), set(), set()
+    for item in items.values():
+        marked = [n for n in item.traverse() if n.mem_id != item.mem_id and n.tag and not n.tag.startswith("-")
+                  and _own(n, item, item_ids)]
+        content = [n for n in marked if any(_CONTENT.match(t) for t in _tokens(n))
+                   or (n.attributes.get("itemprop") or "") in ("text", "commentText")]
+        cids = {n.mem_id for n in content}
+        # a content wrapper around the byline and the real content element is not the content
+        content_ids |= {n.mem_id for n in content if not any(d.mem_id in cids for d in n.traverse()
+                                                             if d.mem_id != n.mem_id)}
+        meta_ids |= {n.mem_id for n in marked if _is_meta(n)}
+        if content:
+            has_content.add(item.mem_id)
+    comments: dict[int, Comment] = {}
+    for i, u in enumerate(units):
+        owner = next((mid for mid in reversed(u.path) if mid in items), None)
+        if owner is None:
+            continue
+        inner = u.path[u.path.index(owner) + 1:]
+        marker = next((m for m in reversed(inner) if m in meta_ids or m in content_ids), None)
+        if marker in meta_ids or (marker is None and owner in has_content):
+            continue  # author line, date, reply link: about the comment, not its text
+        c = comments.get(owner)
+        if c is None:
+            item = items[owner]
+            c = comments[owner] = Comment(owner, _author(item, item_ids), _date(item, item_ids), _cid(item),
+                                          _parent_id(item, u.path[:u.path.index(owner)], items))
+        c.units.append(i)
+    return [c for c in comments.values() if c.units]
+
+
+def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, LexborNode]) -> str:
+    """Id of the comment `item` replies to; a wrapper with the same number (WordPress li#comment-7
+    around article#div-comment-7) is the same comment, not its parent."""
+    own = re.findall(r"\d+", _cid(item))
+    for mid in reversed(ancestors):
+        if mid in items:
+            pid = _cid(items[mid])
+            if own and re.findall(r"\d+", pid) == own:
+                continue
+            return pid
+    return ""
+
+
+def jsonld_comments(tree: LexborHTMLParser) -> list[tuple[str, str, str, str]]:
+    """(text, author, date, id) of every schema.org Comment node in the page's JSON-LD."""
+    out = []
+    for node in json_nodes(tree):
+        t = node.get("@type", "")
+        types = {str(v).rsplit("/", 1)[-1].lower() for v in (t if isinstance(t, list) else [t])}
+        text = node.get("text") or node.get("commentText")
+        if not types & _COMMENT_TYPES or not isinstance(text, str) or not text.strip():
+            continue
+        author = node.get("author")
+        if isinstance(author, list):
+            author = author[0] if author else ""
+        if isinstance(author, dict):
+            author = author.get("name") or ""
+        date = node.get("dateCreated") or node.get("datePublished") or ""
+        out.append((text, str(author or ""), str(date), str(node.get("@id") or node.get("url") or "")))
+    return out
+
+
+def units_to_comments(tree: LexborHTMLParser, units: list[Unit], min_chars: int) -> list[Comment]:
+    """The page's comments in document order: from the markup, plus units whose text is a JSON-LD
+    Comment's text (at least `min_chars` letters and digits) where the markup does not say so."""
+    comments = dom_to_comments(tree, units)
+    taken = {i for c in comments for i in c.units}
+    extra: dict[int, Comment] = {}
+    for n, (text, author, date, cid) in enumerate(jsonld_comments(tree)):
+        k = key(text)
+        for i, u in enumerate(units):
+            uk = key(u.plain)
+            if i not in taken and len(uk) >= min_chars and uk in k:
+                extra.setdefault(-1 - n, Comment(0, author, date, cid)).units.append(i)
+                taken.add(i)
+    comments += extra.values()
+    return sorted(comments, key=lambda c: c.units[0])

@@ -1,0 +1,84 @@
+"""Stage 7b: captions linked to what they caption.
+
+A caption block ("Table 2: ...", "Figure 3. ...", typed by pdf/kinds.py) names a table or a figure.
+A table caption's `anchor_to` is the nearest table block of its page above or below it, sharing its
+x-range, within `caption_max_gap_em` body em. A figure caption records the box of its figure in its
+meta (`figure_bbox`): the picture objects and vector graphics nearest it, grown by everything drawn
+within `figure_cluster_gap_pt` of them (a plot's axes, marks and legend).
+"""
+from __future__ import annotations
+
+from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.settings import PdfSettings
+
+Box = tuple[float, float, float, float]
+_TABLE_WORDS = ("table", "tab.", "tabelle")
+# A figure's graphics are grown from its seed for at most this many passes (each pass adds every
+# graphic near the box so far; real figures settle in a few).
+_MAX_GROW_PASSES = 20
+
+
+def _gap(top: float, bottom: float, cap: PBlock) -> float:
+    """Vertical distance between a box (top, bottom) and the caption; 0 when they overlap."""
+    return max(top - cap.bottom, cap.top - bottom, 0.0)
+
+
+def _overlaps_x(x0: float, x1: float, cap: PBlock) -> bool:
+    return min(x1, cap.x1) - max(x0, cap.x0) > 0
+
+
+def caption_to_table(cap: PBlock, tables: list[PBlock], body: float, s: PdfSettings) -> PBlock | None:
+    """The table the caption names: the nearest one sharing its x-range within the gap limit."""
+    near = [(t, _gap(t.top, t.bottom, cap)) for t in tables if _overlaps_x(t.x0, t.x1, cap)]
+    near = [(t, g) for t, g in near if g <= s.caption_max_gap_em * body]
+    return min(near, key=lambda tg: tg[1])[0] if near else None
+
+
+def _near(g: Graphic, box: Box, gap: float) -> bool:
+    return g.x0 <= box[2] + gap and g.x1 >= box[0] - gap and g.top <= box[3] + gap and g.bottom >= box[1] - gap
+
+
+def caption_to_figure(cap: PBlock, graphics: list[Graphic], avoid: list[Box], body: float, s: PdfSettings) -> Box | None:
+    """The box of the figure the caption names: the graphics outside tables nearest the caption
+    (sharing its x-range, within the gap limit), grown by those drawn close to them."""
+    pool = [g for g in graphics if not any(a[0] <= g.x0 and g.x1 <= a[2] and a[1] <= g.top and g.bottom <= a[3]
+                                           for a in avoid)]
+    seeds = [g for g in pool if _overlaps_x(g.x0, g.x1, cap) and _gap(g.top, g.bottom, cap) <= s.caption_max_gap_em * body
+             and not (g.top >= cap.top and g.bottom <= cap.bottom)]
+    if not seeds:
+        return None
+    seed = min(seeds, key=lambda g: _gap(g.top, g.bottom, cap))
+    box: Box = (seed.x0, seed.top, seed.x1, seed.bottom)
+    rest = [g for g in pool if g is not seed]
+    for _ in range(_MAX_GROW_PASSES):
+        grown = [g for g in rest if _near(g, box, s.figure_cluster_gap_pt) and _gap(g.top, g.bottom, cap) > 0]
+        if not grown:
+            break
+        box = (min(box[0], *(g.x0 for g in grown)), min(box[1], *(g.top for g in grown)),
+               max(box[2], *(g.x1 for g in grown)), max(box[3], *(g.bottom for g in grown)))
+        taken = {id(g) for g in grown}
+        rest = [g for g in rest if id(g) not in taken]
+    return box
+
+
+def captions_to_links(ordered: list[PBlock], graphics: list[Graphic], body: float, s: PdfSettings) -> int:
+    """Link, in place, the page's table captions to their tables (`anchor_to`) and record each
+    figure caption's figure box (`figure_bbox` in its meta); return how many captions were linked."""
+    tables = [b for b in ordered if b.kind == "table"]
+    avoid = [(t.x0, t.top, t.x1, t.bottom) for t in tables]
+    linked = 0
+    for cap in ordered:
+        if cap.kind != "caption" or cap.drop_reason is not None:
+            continue
+        if cap.text.lower().startswith(_TABLE_WORDS):
+            table = caption_to_table(cap, tables, body, s)
+            if table is not None:
+                cap.anchor_to = table
+                linked += 1
+            continue
+        box = caption_to_figure(cap, graphics, avoid, body, s)
+        if box is not None:
+            cap.extra.append(("figure_bbox", ",".join(f"{v:.1f}" for v in box)))
+            linked += 1
+    return linked

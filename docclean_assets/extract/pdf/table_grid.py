@@ -1,0 +1,237 @@
+"""Stage 4b: borderless tables, inferred from aligned whitespace.
+
+The line stage already splits a row at gaps that the neighbouring rows repeat (pdf/lines.py), so
+a table arrives as rows of several short lines. A run of such rows, close together, is a candidate;
+its columns are the x-bands that (nearly) no cell of its multi-cell rows crosses. Each column band
+of the page (between its gutters) is searched on its own, so the gap between two columns of prose
+is never a table column. A candidate whose cells read like prose, or that lies over a drawing
+(stroked curves, pictures: the labels of a plot or diagram), is no table; one that is tabular
+but fills too few of its grid slots, or whose cells straddle its columns, falls back to a
+description plus its text rather than a misaligned grid.
+"""
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections import Counter
+from typing import NamedTuple
+
+from docclean_assets.extract.pdf.blocks import join_lines
+from docclean_assets.extract.pdf.columns import Gutter
+from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.pdf.lines import Line, Word, make_line
+from docclean_assets.extract.pdf.regions import visible
+from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, fallback_text, grid_to_markdown, table_block
+from docclean_assets.extract.settings import PdfSettings
+
+
+class Row(NamedTuple):
+    """The lines of one text row within a column band, left to right; `blocked` when a line
+    crossing the band's edge (a full-width line) lies on it."""
+
+    cells: list[Line]
+    top: float
+    bottom: float
+    blocked: bool
+
+
+class BorderlessTables(NamedTuple):
+    """The page's borderless tables (and fallbacks) as blocks, and the lines left for the flow."""
+
+    tables: list[TableBlock]
+    rest: list[Line]
+
+
+def _row_key(ln: Line) -> int:
+    return Counter(w.row for w in ln.words).most_common(1)[0][0]
+
+
+def lines_to_rows(lines: list[Line], lo: float, hi: float) -> list[Row]:
+    """The page's rows restricted to the band [lo, hi], top to bottom."""
+    grouped: dict[int, list[Line]] = {}
+    for ln in lines:
+        grouped.setdefault(_row_key(ln), []).append(ln)
+    rows = []
+    for members in grouped.values():
+        cells = sorted((ln for ln in members if ln.x0 >= lo and ln.x1 <= hi), key=lambda ln: ln.x0)
+        blocked = any(ln.x0 < hi and ln.x1 > lo and not (ln.x0 >= lo and ln.x1 <= hi) for ln in members)
+        if cells or blocked:
+            span = cells or members
+            rows.append(Row(cells, min(ln.top for ln in span), max(ln.bottom for ln in span), blocked))
+    rows.sort(key=lambda r: r.top)
+    return rows
+
+
+def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]]:
+    """Runs of close rows holding at least `table_min_aligned_rows` rows of two or more short
+    cells, with at most `table_max_single_rows` single-cell rows in a row between them."""
+    runs: list[list[Row]] = []
+    cur: list[Row] = []
+
+    def close() -> None:
+        while cur and len(cur[-1].cells) < 2:
+            cur.pop()
+        if sum(len(r.cells) >= 2 for r in cur) >= s.table_min_aligned_rows:
+            runs.append(list(cur))
+        cur.clear()
+
+    singles = 0
+    for row in rows:
+        tabular = not row.blocked and row.cells and all(len(c.words) <= s.table_max_cell_words for c in row.cells)
+        if cur and (not tabular or row.top - cur[-1].bottom > s.table_row_gap_em * body):
+            close()
+        if not tabular:
+            continue
+        if len(row.cells) >= 2:
+            cur.append(row)
+            singles = 0
+        elif cur:
+            singles += 1
+            if singles > s.table_max_single_rows:
+                close()
+            else:
+                cur.append(row)
+    close()
+    return runs
+
+
+def _heads(run: list[Row], rows: list[Row], body: float, s: PdfSettings) -> list[Row]:
+    """Single-cell rows just above the run that head its data columns (a "Year Ended" spanning the
+    value columns): short, close, right of the first column's start and within the run's x-range."""
+    x0 = min(c.x0 for r in run for c in r.cells)
+    x1 = max(c.x1 for r in run for c in r.cells)
+    first_col_end = min(r.cells[0].x1 for r in run if len(r.cells) >= 2)
+    out: list[Row] = []
+    k = rows.index(run[0]) - 1
+    while k >= 0 and len(out) < s.table_max_single_rows:
+        r = rows[k]
+        top = (out[0] if out else run[0]).top
+        if r.blocked or len(r.cells) != 1 or top - r.bottom > s.table_row_gap_em * body:
+            break
+        c = r.cells[0]
+        if len(c.words) > s.table_max_cell_words or c.x0 <= first_col_end or c.x0 < x0 or c.x1 > x1:
+            break
+        out.insert(0, r)
+        k -= 1
+    return out
+
+
+def _column_bounds(run: list[Row], body: float, s: PdfSettings) -> list[float]:
+    """x-positions splitting the run into columns: the middles of the x-gaps at least
+    `table_min_column_gap_em` wide that at most `table_max_straddle_share` of its multi-cell rows
+    cross."""
+    multi = [r for r in run if len(r.cells) >= 2]
+    left = min(c.x0 for r in run for c in r.cells)
+    right = max(c.x1 for r in run for c in r.cells)
+    nbins = int(math.ceil(right - left)) + 1
+    diff = [0] * (nbins + 2)
+    for r in multi:
+        for c in r.cells:
+            diff[max(0, int(c.x0 - left))] += 1
+            diff[min(nbins, int(math.ceil(c.x1 - left)))] -= 1
+    limit = int(s.table_max_straddle_share * len(multi))
+    bounds, acc, start = [], 0, None
+    for i in range(nbins):
+        acc += diff[i]
+        if acc <= limit and start is None:
+            start = i
+        elif acc > limit and start is not None:
+            if start > 0 and i - start >= s.table_min_column_gap_em * body:
+                bounds.append(left + (start + i) / 2)
+            start = None
+    return bounds
+
+
+def split_at_bounds(ln: Line, bounds: list[float], min_gap: float) -> list[Line]:
+    """The line cut at its word gaps of at least `min_gap` points that hold a column boundary (a
+    header row set with narrow gaps, a long label running close to its value)."""
+    pieces: list[list[Word]] = [[ln.words[0]]]
+    for a, b in zip(ln.words, ln.words[1:], strict=False):
+        if b.x0 - a.x1 >= min_gap and bisect_right(bounds, a.x1) != bisect_right(bounds, b.x0):
+            pieces.append([])
+        pieces[-1].append(b)
+    return [ln] if len(pieces) == 1 else [make_line(p) for p in pieces]
+
+
+def run_to_grid(run: list[Row], bounds: list[float], min_gap: float) -> tuple[Grid, int]:
+    """The run's cells on the columns cut at `bounds` (lines split at boundaries in their wide word
+    gaps, cells of one row falling in one column joined), and how many cells of multi-cell rows
+    straddle a column boundary."""
+    cells: list[Cell] = []
+    straddle = 0
+    for r, row in enumerate(run):
+        placed: list[tuple[int, int, list[Line]]] = []
+        for ln in (piece for whole in row.cells for piece in split_at_bounds(whole, bounds, min_gap)):
+            c0, c1 = bisect_right(bounds, ln.x0), bisect_right(bounds, ln.x1)
+            if placed and c0 <= placed[-1][1]:
+                a, b, lns = placed[-1]
+                placed[-1] = (a, max(b, c1), [*lns, ln])
+            else:
+                placed.append((c0, c1, [ln]))
+        for c0, c1, lns in placed:
+            if c1 > c0 and len(row.cells) >= 2:
+                straddle += 1
+            cells.append(Cell(r, c0, 1, c1 - c0 + 1, join_lines([ln.text for ln in lns])))
+    x0 = min(c.x0 for r in run for c in r.cells)
+    x1 = max(c.x1 for r in run for c in r.cells)
+    bbox = (x0, run[0].top, x1, max(r.bottom for r in run))
+    return Grid(cells, len(run), len(bounds) + 1, bbox, "borderless"), straddle
+
+
+def _density(grid: Grid) -> float:
+    filled = sum(c.colspan * c.rowspan for c in grid.cells if c.text)
+    return filled / max(grid.nrows * grid.ncols, 1)
+
+
+def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> TableBlock | None:
+    """The run as a `table` block, a fallback block when its grid cannot be aligned, or None
+    when it is not a table (one column, or cells that read like prose)."""
+    lines = [c for r in run for c in r.cells]
+    words_per_cell = sum(len(c.words) for c in lines) / len(lines)
+    if words_per_cell > s.table_max_mean_cell_words:
+        return None
+    bounds = _column_bounds(run, body, s)
+    if not bounds:
+        return None
+    grid, straddle = run_to_grid(run, bounds, s.table_cell_split_gap_em * body)
+    multi_cells = sum(len(r.cells) for r in run if len(r.cells) >= 2)
+    if _density(grid) < s.table_min_density or straddle > s.table_max_straddle_share * multi_cells:
+        text = fallback_text(grid.ncols, [join_lines([c.text for c in r.cells]) for r in run])
+        return table_block(lines, page, grid.bbox, text, "borderless", fallback=True)
+    return table_block(lines, page, grid.bbox, grid_to_markdown(grid), "borderless")
+
+
+def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) -> bool:
+    """Whether the table's box holds a drawing, so its text labels a plot or diagram: pictures and
+    stroked, unfilled two-dimensional paths (curves, axes; not rules nor shading, whose short side
+    is under a tenth of the long one or which are filled) covering more than
+    `table_max_picture_share` of it."""
+    area = max((table.x1 - table.x0) * (table.bottom - table.top), 1.0)
+    drawn = 0.0
+    for g in graphics:
+        if not (table.x0 <= (g.x0 + g.x1) / 2 <= table.x1 and table.top <= (g.top + g.bottom) / 2 <= table.bottom):
+            continue
+        w, h = g.x1 - g.x0, g.bottom - g.top
+        curve = g.kind == "path" and visible(g.stroke) and not visible(g.fill) and min(w, h) >= 0.1 * max(w, h)
+        if curve or g.kind == "image":
+            drawn += w * h
+    return drawn > s.table_max_picture_share * area
+
+
+def lines_to_borderless_tables(lines: list[Line], gutters: list[Gutter], graphics: list[Graphic], page: int,
+                               body: float, s: PdfSettings) -> BorderlessTables:
+    """The page's borderless tables, searched in each column band between gutters (none over a
+    drawing), and the lines they leave to the flow."""
+    mids = [g.mid for g in gutters]
+    edges = [-math.inf, *mids, math.inf]
+    tables: list[TableBlock] = []
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        rows = lines_to_rows(lines, lo, hi)
+        for run in rows_to_runs(rows, body, s):
+            table = run_to_table(_heads(run, rows, body, s) + run, page, body, s)
+            if table is not None and not _drawing_inside(table, graphics, s):
+                tables.append(table)
+    if not tables:
+        return BorderlessTables([], lines)
+    taken = {id(ln) for t in tables for ln in t.lines}
+    return BorderlessTables(tables, [ln for ln in lines if id(ln) not in taken])

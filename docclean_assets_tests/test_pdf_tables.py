@@ -1,0 +1,209 @@
+"""PDF tables: ruled and borderless tables as one Markdown `table` block, fallbacks, captions."""
+from __future__ import annotations
+
+from reportlab.pdfgen import canvas
+
+from docclean_assets.extract.model import Block
+from docclean_assets.extract.pdf import extract_pdf
+from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_markdown
+from docclean_assets.extract.quality import document_figures
+from docclean_assets.extract.settings import Settings
+from docclean_assets_tests.test_pdf import PAGE_H, make_pdf, para, words
+
+
+def _text(c: canvas.Canvas, x: float, top: float, text: str, size: float = 10, font: str = "Helvetica") -> None:
+    """Draw `text` with its top at `top` (top-left origin)."""
+    c.setFont(font, size)
+    c.drawString(x, PAGE_H - top - size * 0.8, text)
+
+
+def _hline(c: canvas.Canvas, x0: float, x1: float, top: float) -> None:
+    c.line(x0, PAGE_H - top, x1, PAGE_H - top)
+
+
+def _vline(c: canvas.Canvas, x: float, top: float, bottom: float) -> None:
+    c.line(x, PAGE_H - top, x, PAGE_H - bottom)
+
+
+def _rows(md: str) -> list[list[str]]:
+    """Cells of a Markdown table (separator row dropped)."""
+    out = []
+    for ln in md.splitlines():
+        if set(ln) <= set("|-"):
+            continue
+        out.append([c.strip() for c in ln.strip().strip("|").split(" | ")])
+    return out
+
+
+def _tables(blocks: list[Block]) -> list[Block]:
+    return [b for b in blocks if b.kind == "table"]
+
+
+def _prose(blocks: list[Block]) -> set[str]:
+    """The words of every block that is not a table."""
+    return {w for b in blocks if b.kind != "table" for w in b.text.split()}
+
+
+# ---------------------------------------------------------------- Markdown rendering (unit)
+
+
+def test_grid_to_markdown_writes_merged_cells_once_and_escapes_pipes() -> None:
+    grid = Grid(
+        [Cell(0, 0, 1, 1, "Item"), Cell(0, 1, 1, 2, "Group"), Cell(1, 0, 2, 1, "A|B"),
+         Cell(1, 1, 1, 1, "1"), Cell(1, 2, 1, 1, "two\nlines"), Cell(2, 1, 1, 1, "3")],
+        nrows=3, ncols=3, bbox=(0, 0, 1, 1), source="ruled",
+    )
+    assert grid_to_markdown(grid) == (
+        "| Item | Group |  |\n"
+        "|---|---|---|\n"
+        "| A\\|B | 1 | two lines |\n"
+        "|  | 3 |  |"
+    )
+    assert fallback_text(3, ["a b", " ", "c"]) == "Table (3 columns could not be aligned):\na b\nc"
+
+
+# ---------------------------------------------------------------- ruled table with a merged header
+
+
+def _ruled(c: canvas.Canvas, top: float) -> float:
+    """A 3x3 ruled table whose header cell 'Group' spans the two value columns; its outer frame is
+    one stroked rectangle. Returns its bottom."""
+    xs, ys = [100.0, 220.0, 320.0, 420.0], [top, top + 20, top + 40, top + 60]
+    c.rect(xs[0], PAGE_H - ys[-1], xs[-1] - xs[0], ys[-1] - ys[0], stroke=1, fill=0)
+    for y in ys[1:-1]:
+        _hline(c, xs[0], xs[-1], y)
+    _vline(c, xs[1], ys[0], ys[-1])
+    _vline(c, xs[2], ys[1], ys[-1])  # no rule between the value columns in the header row
+    cells = [("Item", 0, 0), ("Group", 0, 1), ("Apples", 1, 0), ("12", 1, 1), ("15", 1, 2),
+             ("Pears", 2, 0), ("7", 2, 1), ("9", 2, 2)]
+    for text, r, k in cells:
+        _text(c, xs[k] + 5, ys[r] + 5, text)
+    return ys[-1]
+
+
+def test_ruled_table_with_merged_header_is_one_markdown_block() -> None:
+    intro, outro = words("Intro", 40), words("Outro", 40)
+
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, intro, 72, 80, 468) + 14
+        _text(c, 100, top, "Table 1: Fruit counts by orchard.")
+        bottom = _ruled(c, top + 24)
+        para(c, outro, 72, bottom + 20, 468)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    tables = _tables(ex.blocks)
+    assert len(tables) == 1
+    table = tables[0]
+    assert table.text == (
+        "| Item | Group |  |\n"
+        "|---|---|---|\n"
+        "| Apples | 12 | 15 |\n"
+        "| Pears | 7 | 9 |"
+    )
+    assert table.page == 1 and table.get_meta("table") == "ruled"
+    assert table.bbox is not None and abs(table.bbox.x0 - 100) < 2 and abs(table.bbox.x1 - 420) < 2
+    # In reading order between the paragraphs; its words are nowhere else; its frame is no call-out.
+    kinds = [b.kind for b in ex.blocks if b.in_body]
+    assert kinds.index("table") > kinds.index("caption")
+    assert ex.blocks[-1].text.startswith("Outro")
+    for w in ("Apples", "Pears", "Group", "15"):
+        assert w not in _prose(ex.blocks)
+    assert not any(b.kind == "callout" for b in ex.blocks)
+    # The caption above points at the table.
+    caption = next(b for b in ex.blocks if b.kind == "caption")
+    assert caption.anchor == table.seq
+    assert ex.report.tables == 1 and ex.report.tables_fallback == 0
+    figures = document_figures(ex.blocks, ex.report)
+    assert figures["tables"] == 1 and figures["tables_fallback"] == 0
+
+
+# ---------------------------------------------------------------- borderless table
+
+
+BORDERLESS = [
+    ["Region", "Units", "Revenue", "Margin"],
+    ["North", "1,204", "$3.1M", "12%"],
+    ["South", "877", "$2.4M", "9%"],
+    ["East", "1,530", "$4.0M", "14%"],
+    ["West", "642", "$1.7M", "7%"],
+]
+
+
+def test_borderless_table_cells_from_aligned_whitespace() -> None:
+    intro, outro = words("Before", 50), words("After", 50)
+
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, intro, 72, 80, 468) + 20
+        for r, row in enumerate(BORDERLESS):
+            for k, text in enumerate(row):
+                _text(c, 90 + 110 * k, top + 16 * r, text, font="Helvetica-Bold" if r == 0 else "Helvetica")
+        para(c, outro, 72, top + 16 * len(BORDERLESS) + 20, 468)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    tables = _tables(ex.blocks)
+    assert len(tables) == 1
+    assert _rows(tables[0].text) == BORDERLESS
+    assert tables[0].get_meta("table") == "borderless"
+    prose = _prose(ex.blocks)
+    for w in ("North", "1,530", "$1.7M", "Margin"):
+        assert w not in prose
+    body = [b for b in ex.blocks if b.in_body]
+    assert body[0].text.startswith("Before") and body[1].kind == "table" and body[2].text.startswith("After")
+
+
+def test_table_that_cannot_be_aligned_falls_back_to_its_text() -> None:
+    # Five columns, each row filling two of them: 10 of 25 slots, too sparse for a grid.
+    rows = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]
+
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, words("Lead", 40), 72, 80, 468) + 20
+        for r, cols in enumerate(rows):
+            for k in cols:
+                _text(c, 80 + 95 * k, top + 16 * r, f"v{r}{k}")
+        para(c, words("Tail", 40), 72, top + 16 * len(rows) + 20, 468)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    tables = _tables(ex.blocks)
+    assert len(tables) == 1
+    fb = tables[0]
+    assert fb.get_meta("table") == "fallback"
+    assert fb.text.splitlines() == ["Table (5 columns could not be aligned):", "v00 v01", "v11 v12", "v22 v23",
+                                    "v33 v34", "v40 v44"]
+    assert ex.report.tables == 1 and ex.report.tables_fallback == 1
+    assert "v22" not in _prose(ex.blocks)
+
+
+def test_two_column_prose_is_not_a_table() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        for col_x, tag in ((72, "Left"), (316, "Right")):
+            top = 80.0
+            for k in range(4):
+                top = para(c, words(f"{tag}{k}", 45), col_x, top, 224) + 12
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    assert ex.report.tables == 0 and not _tables(ex.blocks)
+    assert ex.report.columns == 2
+
+
+def test_narrow_columns_of_short_prose_lines_are_not_a_table() -> None:
+    # Three narrow columns of prose: rows of several short lines, but every cell reads like prose.
+    def draw(c: canvas.Canvas) -> None:
+        for col_x, tag in ((72, "A"), (232, "B"), (392, "C")):
+            para(c, words(tag, 120), col_x, 80, 140)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    assert not _tables(ex.blocks)
+
+
+def test_figure_caption_records_the_figure_box() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, words("Text", 40), 72, 80, 468) + 20
+        c.rect(150, PAGE_H - top - 120, 200, 120, stroke=1, fill=0)  # plot frame
+        c.line(170, PAGE_H - top - 100, 330, PAGE_H - top - 30)  # a curve in it
+        _text(c, 150, top + 130, "Figure 2. Growth over time.")
+        para(c, words("More", 40), 72, top + 160, 468)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    caption = next(b for b in ex.blocks if b.kind == "caption")
+    x0, y0, x1, y1 = (float(v) for v in caption.get_meta("figure_bbox").split(","))
+    assert abs(x0 - 150) < 2 and abs(x1 - 350) < 2 and y1 < caption.bbox.y0
