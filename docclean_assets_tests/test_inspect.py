@@ -37,3 +37,29 @@ def test_inspect_refuses_other_formats_and_bad_pages(tmp_path, capsys):
     pdf.write_bytes(two_column_report_pdf())
     assert cli_main(["inspect", str(pdf), "--page", "99", "--out", str(tmp_path / "y.png")]) == 1
     assert "out of range" in capsys.readouterr().err
+
+
+MIN_COLOUR_DISTANCE = 60  # RGB Euclidean distance that keeps two kinds apart by eye on a page render
+
+
+def test_region_kinds_have_their_own_colours_on_the_page(tmp_path):
+    """Call-outs, pull quotes, margin notes and tables each in a colour far from every other kind's,
+    and the report sample's call-out drawn in its colour."""
+    import math
+
+    for kind in ("callout", "pull_quote", "margin_note", "table", "image_text"):
+        nearest = min(math.dist(KIND_COLOURS[kind], c) for k, c in KIND_COLOURS.items() if k != kind)
+        assert nearest >= MIN_COLOUR_DISTANCE, kind
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(two_column_report_pdf())
+    _, _, blocks = clean_file(str(pdf))
+    box = next(b for b in blocks if b.kind == "callout")
+    out = tmp_path / "page.png"
+    assert cli_main(["inspect", str(pdf), "--page", str(box.page), "--out", str(out), "--dpi", str(DPI)]) == 0
+    image = Image.open(out).convert("RGB")
+    x, y = round(box.bbox.x1), round((box.bbox.y0 + box.bbox.y1) / 2)
+
+    def nearest_kind(px: tuple[int, int, int]) -> str:  # other boxes' translucent fills may tint it
+        return min(KIND_COLOURS, key=lambda k: math.dist(KIND_COLOURS[k], px))
+
+    assert any(nearest_kind(image.getpixel((x + dx, y))) == "callout" for dx in (-1, 0, 1))

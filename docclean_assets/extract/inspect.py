@@ -10,8 +10,8 @@ from docclean_assets.extract.model import BBox, Block, Kind
 KIND_COLOURS: dict[str, tuple[int, int, int]] = {
     Kind.TITLE: (128, 0, 128), Kind.HEADING: (200, 0, 120), Kind.PARAGRAPH: (0, 90, 200),
     Kind.LIST_ITEM: (0, 150, 150), Kind.TABLE: (0, 150, 0), Kind.CAPTION: (120, 120, 0),
-    Kind.CODE: (90, 90, 90), Kind.FOOTNOTE: (230, 120, 0), Kind.CALLOUT: (0, 170, 90),
-    Kind.PULL_QUOTE: (170, 0, 0), Kind.MARGIN_NOTE: (150, 80, 0), Kind.SPEAKER_NOTES: (60, 60, 60),
+    Kind.CODE: (90, 90, 90), Kind.FOOTNOTE: (230, 120, 0), Kind.CALLOUT: (0, 200, 230),
+    Kind.PULL_QUOTE: (170, 0, 0), Kind.MARGIN_NOTE: (255, 0, 255), Kind.SPEAKER_NOTES: (60, 60, 60),
     Kind.COMMENT: (60, 60, 60), Kind.IMAGE_TEXT: (100, 0, 200),
 }
 HATCH_STEP_PX = 8  # spacing of the diagonal lines that mark a dropped block
