@@ -5,6 +5,7 @@ from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.pdf import extract_pdf
+from docclean_assets.extract.pdf.table_grid import cells_read_as_math
 from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_markdown
 from docclean_assets.extract.quality import document_figures
 from docclean_assets.extract.settings import Settings
@@ -207,3 +208,30 @@ def test_figure_caption_records_the_figure_box() -> None:
     caption = next(b for b in ex.blocks if b.kind == "caption")
     x0, y0, x1, y1 = (float(v) for v in caption.get_meta("figure_bbox").split(","))
     assert abs(x0 - 150) < 2 and abs(x1 - 350) < 2 and y1 < caption.bbox.y0
+
+
+ALIGNED_EQUATIONS = [["a + b", "=", "c \u00d7 d", "(1)"], ["2a \u00b1 b", "=", "c \u00f7 2", "(2)"],
+                     ["a \u00d7 c", "=", "b + d", "(3)"], ["b + c", "<", "a \u00d7 d", "(4)"]]
+
+
+def test_aligned_equations_are_not_a_table() -> None:
+    """A display of aligned equations has the aligned whitespace of a table but is mathematics:
+    it stays in the flow, while a table of figures with signs still counts as data."""
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, words("Before", 50), 72, 80, 468) + 20
+        for r, row in enumerate(ALIGNED_EQUATIONS):
+            for k, text in enumerate(row):
+                _text(c, 150 + 80 * k, top + 16 * r, text)
+        para(c, words("After", 50), 72, top + 16 * len(ALIGNED_EQUATIONS) + 20, 468)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    assert _tables(ex.blocks) == []
+    assert {"\u00f7", "\u00d7", "(4)"} <= _prose(ex.blocks)  # the equations stay in the flow
+
+
+def test_math_reading_of_aligned_cells() -> None:
+    s = Settings().pdf
+    assert cells_read_as_math(["\uf8eb a", "b \uf8f6", "c", "d"], s)  # bracket pieces of a matrix
+    assert cells_read_as_math(["x + y", "=", "3", "z \u2264 w"], s)
+    assert not cells_read_as_math(["\u22123.2", "12 \u00b1 0.4", "< 0.05", "Total"], s)  # figures with signs
+    assert not cells_read_as_math(["\u2206k", "Standard-Simplex", "X#Y", "Verklebung"], s)  # a symbol list

@@ -204,6 +204,13 @@ class PdfSettings:
     # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
     # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
     table_max_picture_share: float = 0.2
+    # Aligned text with at least `table_math_min_delimiter_pieces` pieces of large brackets, or with
+    # more than `table_max_math_cell_share` of its non-empty cells holding math symbols (figures
+    # aside), is a display formula, not a borderless table. Calibrated on the corpus: GeoTopo's
+    # matrices and case splits have 2+ pieces or a share of 0.5-1.0; its symbol list (a real table
+    # of symbols and their meaning) 0.27-0.41; data tables of the papers under 0.25.
+    table_math_min_delimiter_pieces: int = 2
+    table_max_math_cell_share: float = 0.6
     # Captions link to the table or figure whose box lies within this many body em above or below
     # them (LaTeX and Word put captions 0.5-2 em from their float).
     caption_max_gap_em: float = 4.0
@@ -213,7 +220,7 @@ class PdfSettings:
     def __post_init__(self) -> None:
         _check_positive(self)
         _check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density",
-                        "table_max_picture_share")
+                        "table_max_picture_share", "table_max_math_cell_share")
         if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
             raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
         _check_fraction(

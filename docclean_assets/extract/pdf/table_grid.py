@@ -12,6 +12,8 @@ description plus its text rather than a misaligned grid.
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from typing import NamedTuple
@@ -178,6 +180,28 @@ def run_to_grid(run: list[Row], bounds: list[float], min_gap: float) -> tuple[Gr
     return Grid(cells, len(run), len(bounds) + 1, bbox, "borderless"), straddle
 
 
+# Pieces of large delimiters as TeX's cmex and Adobe Symbol fonts map them: the bracket, brace and
+# radical extension pieces of Adobe's private-use block, or C0 control codes from a missing map.
+_DELIMITER_PIECE = re.compile(r"[\uf8e5-\uf8ff\x00-\x08\x0b\x0c\x0e-\x1f]")
+# A cell of figures, signs and units is data even when it holds a math symbol ("−3.2", "12 ± 0.4").
+_NUMERIC_CELL = re.compile(r"^[\s\d.,%()+\-\u2212\u00b1<>\u2264\u2265$\u20ac\u00a3*]+$")
+
+
+def _math_cell(text: str) -> bool:
+    """A cell that is not a figure and holds a mathematical symbol."""
+    text = text.strip()
+    return bool(text) and not _NUMERIC_CELL.match(text) and any(unicodedata.category(ch) == "Sm" for ch in text)
+
+
+def cells_read_as_math(cells: list[str], s: PdfSettings) -> bool:
+    """Whether aligned text is a display formula (a matrix, a case split, aligned equations), not
+    a table: large-delimiter pieces, or mostly cells of mathematical symbols."""
+    if sum(len(_DELIMITER_PIECE.findall(c)) for c in cells) >= s.table_math_min_delimiter_pieces:
+        return True
+    filled = [c for c in cells if c.strip()]
+    return bool(filled) and sum(map(_math_cell, filled)) > s.table_max_math_cell_share * len(filled)
+
+
 def _density(grid: Grid) -> float:
     filled = sum(c.colspan * c.rowspan for c in grid.cells if c.text)
     return filled / max(grid.nrows * grid.ncols, 1)
@@ -188,7 +212,7 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> Tabl
     when it is not a table (one column, or cells that read like prose)."""
     lines = [c for r in run for c in r.cells]
     words_per_cell = sum(len(c.words) for c in lines) / len(lines)
-    if words_per_cell > s.table_max_mean_cell_words:
+    if words_per_cell > s.table_max_mean_cell_words or cells_read_as_math([c.text for c in lines], s):
         return None
     bounds = _column_bounds(run, body, s)
     if not bounds:
