@@ -528,3 +528,23 @@ def test_right_to_left_page_reads_its_columns_from_the_right():
     texts = [b.text for b in body(extract(make_pdf(draw)))]
     joined = " ".join(texts)
     assert joined.index(right_col[0]) < joined.index(left_col[0])
+
+
+def test_paragraph_running_on_into_the_next_column_is_marked_and_its_broken_word_joined(tmp_path):
+    from docclean_assets.cli import clean_file
+
+    left = words("Opening", 60) + " and the enzyme builds a polyketide mol-"
+    right = "ecule, which the cell exports " + words("closing", 50)
+
+    def draw(c: canvas.Canvas) -> None:
+        para(c, left, 72, 80, 224)
+        para(c, right, 316, 80, 224)
+
+    path = tmp_path / "run-on.pdf"
+    path.write_bytes(make_pdf(draw))
+    _, _, blocks = clean_file(str(path))
+    first = next(b for b in blocks if b.text.startswith("Opening"))
+    second = next(b for b in blocks if "cell exports" in b.text)
+    assert first.text.endswith("a polyketide molecule,")
+    assert second.text.startswith("which the cell exports")
+    assert second.get_meta("continues") == str(first.seq)

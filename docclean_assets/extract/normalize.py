@@ -1,11 +1,13 @@
 """The normalisation pass, all formats: ligatures, quotes, dashes, invisible characters,
-whitespace, line-break hyphens. `orig_text` keeps what the backend read."""
+whitespace, line-break hyphens (also across a column or page break). `orig_text` keeps what the
+backend read."""
 from __future__ import annotations
 
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import lru_cache
 
 from docclean_assets.extract.model import Block, Kind
@@ -92,6 +94,7 @@ def dehyphenate(text: str, vocab: Counter[str], s: NormalizeSettings | None = No
 
 def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None) -> list[Block]:
     """Every block with normalised text; `orig_text` keeps the backend's text when it changed."""
+    blocks = blocks_to_continuations(blocks)
     vocab = vocabulary(b.text for b in blocks)
     out = []
     for b in blocks:
@@ -99,3 +102,58 @@ def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None) ->
         nb = b.with_text(collapse_whitespace(text, keep_lines=b.kind in _LINE_KINDS))
         out.append(nb.dropped("empty") if not nb.text and nb.drop_reason is None else nb)
     return out
+
+
+# ---- Paragraphs continued across a column or page break (paged formats): the continuing part is
+# marked with the block it continues, and a word hyphenated across the break is made whole again.
+# A paragraph continues when the body paragraph before it in reading order (asides, notes and
+# dropped blocks in between skipped) sits in another column or on another page, does not end a
+# sentence, and it starts in lower case. A word broken by a hyphen at the break moves, whole, to the
+# first part, with the line-break marker between its halves, so normalisation decides "mol-|ecule"
+# against "long-|form" as it does inside a paragraph.
+
+_SENTENCE_END = frozenset(".!?:;\"'\u201d\u2019)]")
+# Blocks the reader steps over between the two parts of a paragraph; floats (tables, captions)
+# too: they sit where the layout put them, not where the sentence is.
+_ASIDES = frozenset({Kind.FOOTNOTE, Kind.CALLOUT, Kind.PULL_QUOTE, Kind.MARGIN_NOTE, Kind.IMAGE_TEXT, Kind.COMMENT,
+                     Kind.CAPTION, Kind.TABLE})
+
+
+def _column(b: Block) -> tuple[int | None, str | None]:
+    return b.page, b.get_meta("column")
+
+
+def _continues(prev: Block, nxt: Block) -> bool:
+    """Whether `nxt` carries on the sentence `prev` left open across a break."""
+    if _column(prev) == _column(nxt) or not prev.text or not nxt.text:
+        return False
+    return prev.text.rstrip()[-1:] not in _SENTENCE_END and nxt.text.lstrip()[:1].islower()
+
+
+def blocks_to_continuations(blocks: list[Block]) -> list[Block]:
+    """The blocks with each continuing paragraph marked (meta `continues`: the seq of the part
+    before it) and a word hyphenated across the break joined onto the first part."""
+    out = list(blocks)
+    prev: int | None = None
+    for i, b in enumerate(out):
+        if b.page is None or b.drop_reason is not None or b.kind in _ASIDES:
+            continue
+        if b.kind != Kind.PARAGRAPH:
+            prev = None
+            continue
+        if prev is not None and _continues(out[prev], b):
+            out[prev], out[i] = _join_broken_word(out[prev], b)
+            out[i] = replace(out[i], meta=(*out[i].meta, ("continues", str(out[prev].seq))))
+        prev = i
+    return out
+
+
+def _join_broken_word(first: Block, second: Block) -> tuple[Block, Block]:
+    """Both parts, the word split by a hyphen at the break moved whole onto the first."""
+    head = first.text.rstrip()
+    if not (head.endswith("-") and head[-2:-1].isalpha()):
+        return first, second
+    word, _, rest = second.text.lstrip().partition(" ")
+    if not word[:1].isalpha():
+        return first, second
+    return first.with_text(head[:-1] + LINE_BREAK_HYPHEN + word), second.with_text(rest.lstrip())
