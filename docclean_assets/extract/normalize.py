@@ -104,7 +104,7 @@ def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None) ->
     return out
 
 
-# ---- Paragraphs continued across a column or page break (paged formats): the continuing part is
+# ---- Paragraphs continued across a column or page break (PDF): the continuing part is
 # marked with the block it continues, and a word hyphenated across the break is made whole again.
 # A paragraph continues when the body paragraph before it in reading order (asides, notes and
 # dropped blocks in between skipped) sits in another column or on another page, does not end a
@@ -136,8 +136,8 @@ def blocks_to_continuations(blocks: list[Block]) -> list[Block]:
     out = list(blocks)
     prev: int | None = None
     for i, b in enumerate(out):
-        if b.page is None or b.drop_reason is not None or b.kind in _ASIDES:
-            continue
+        if b.get_meta("column") is None or b.drop_reason is not None or b.kind in _ASIDES:
+            continue  # only a PDF page's flow has columns; slides and documents without pages do not
         if b.kind != Kind.PARAGRAPH:
             prev = None
             continue

@@ -77,7 +77,8 @@ def test_no_continuation_within_a_column_after_a_sentence_or_a_heading_or_withou
     ended = [_p("A sentence that ends.", 0, 1, "0"), _p("lower-case start of another.", 1, 1, "1")]
     heading = [_p("Left open and", 0, 1, "0"), _p("Results", 1, 1, "1", kind="heading"), _p("carried on.", 2, 1, "1")]
     docx = [Block("paragraph", "Left open and", seq=0), Block("paragraph", "carried on.", seq=1)]
-    for blocks in (same_column, ended, heading, docx):
+    slides = [Block("paragraph", "Left open and", seq=0, page=1), Block("paragraph", "carried on.", seq=1, page=2)]
+    for blocks in (same_column, ended, heading, docx, slides):
         assert all(b.get_meta("continues") is None for b in normalize_blocks(blocks))
     out = normalize_blocks([_p("Left open and", 0, 1, "0"), _p("carried on.", 1, 1, "1")])
     assert out[1].get_meta("continues") == "0" and out[0].text == "Left open and"  # no hyphen: text as is
