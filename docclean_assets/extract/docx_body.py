@@ -15,22 +15,14 @@ from lxml import etree
 
 from docclean_assets.extract.docx_numbering import Numbering
 from docclean_assets.extract.office_charts import ChartData
-from docclean_assets.extract.office_common import MC_ALTERNATE, alternate_branch, markdown_table, tidy
+from docclean_assets.extract.office_common import (
+    A_NS, C_NS, M_NS, MC_ALTERNATE, R_NS, W_NS, alternate_branch, markdown_table, tidy, w,
+)
 from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 
-W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 V_NS = "urn:schemas-microsoft-com:vml"
 O_NS = "urn:schemas-microsoft-com:office:office"
 PIC_NS = "http://schemas.openxmlformats.org/drawingml/2006/picture"
-C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
-A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
-R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-
-
-def w(name: str) -> str:
-    """Clark notation of a w: tag or attribute."""
-    return f"{{{W_NS}}}{name}"
 
 
 W_P, W_TBL, W_TR, W_TC, W_T, W_DELTEXT = w("p"), w("tbl"), w("tr"), w("tc"), w("t"), w("delText")
@@ -38,7 +30,7 @@ W_INS, W_DEL, W_MOVEFROM, W_MOVETO = w("ins"), w("del"), w("moveFrom"), w("moveT
 W_PPR, W_RPR, W_TRPR, W_TCPR, W_VAL = w("pPr"), w("rPr"), w("trPr"), w("tcPr"), w("val")
 W_SDT, W_SDTCONTENT, W_CUSTOMXML, W_TXBX = w("sdt"), w("sdtContent"), w("customXml"), w("txbxContent")
 W_ID = w("id")
-R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+R_ID = f"{{{R_NS}}}id"
 M_T = f"{{{M_NS}}}t"
 TEXT_TAGS = frozenset({W_T, W_DELTEXT, M_T})
 _SKIP = frozenset(

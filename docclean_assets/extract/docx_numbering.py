@@ -14,16 +14,13 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+from docclean_assets.extract.office_common import w
+
 MAX_LEVELS = 9  # WordprocessingML defines levels 0-8
 BULLET = "\u2022"
 _PLACEHOLDER = re.compile(r"%([1-9])")
 _ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
           (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
-
-
-def w(name: str) -> str:
-    return f"{{{W_NS}}}{name}"
 
 
 def _val(el: etree._Element | None) -> str | None:

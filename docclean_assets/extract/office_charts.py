@@ -13,10 +13,8 @@ from typing import NamedTuple
 from lxml import etree
 
 from docclean_assets.extract.model import count_chars
-from docclean_assets.extract.office_common import markdown_table, tidy
+from docclean_assets.extract.office_common import A_NS, C_NS, markdown_table, tidy
 
-C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
-A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
 CHART_URI = C_NS  # graphicData/@uri of a chart frame, and the namespace of its c:chart reference
 _XY_TYPES = frozenset({"scatterChart", "bubbleChart"})
 

@@ -14,10 +14,23 @@ from docclean_assets.extract.settings import LimitSettings
 OLE_MAGIC = b"\xd0\xcf\x11\xe0"
 ZIP_MAGIC = b"PK"
 
+# OOXML namespaces shared by the DOCX, PPTX, equation and chart readers.
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 MC_ALTERNATE = f"{{{MC_NS}}}AlternateContent"
 MC_CHOICE = f"{{{MC_NS}}}Choice"
 MC_FALLBACK = f"{{{MC_NS}}}Fallback"
+
+
+
+def w(name: str) -> str:
+    """A WordprocessingML tag in Clark notation."""
+    return f"{{{W_NS}}}{name}"
+
 
 GIB = 1 << 30
 MIB = 1 << 20

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
-W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+from docclean_assets.extract.office_common import M_NS, W_NS
 
 
 def m(name: str) -> str:

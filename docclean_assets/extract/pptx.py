@@ -13,6 +13,10 @@ from lxml import etree
 
 from docclean_assets.extract.model import BBox, Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.office_common import (
+    A_NS,
+    C_NS,
+    M_NS,
+    R_NS,
     library_error,
     MC_ALTERNATE,
     alternate_branch,
@@ -33,10 +37,7 @@ from docclean_assets.extract.ocr_office import blob_to_picture_text
 from docclean_assets.extract.settings import LimitSettings, Settings
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
-A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
-M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 DGM_NS = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
-R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 EMU_PER_POINT = 12700
 
 
@@ -54,7 +55,7 @@ _TITLE_TYPES = frozenset({"title", "ctrTitle"})
 _HF_TYPES = frozenset({"sldNum", "dt", "ftr", "hdr"})
 _NOTES_SKIP_TYPES = frozenset({"sldImg", "sldNum", "hdr", "ftr", "dt"})
 _BODY_PH_TYPES = frozenset({"body", "obj"})
-_GRAPHIC_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+_GRAPHIC_CHART = C_NS
 _GRAPHIC_OLE = "http://schemas.openxmlformats.org/presentationml/2006/ole"
 _GRAPHIC_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
 _GRAPHIC_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"

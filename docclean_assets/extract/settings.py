@@ -524,8 +524,8 @@ class OcrSettings:
     max_pictures_per_doc: int = 30
     # OCR engine-time budgets per document, seconds: pictures stop being read after
     # `picture_budget_s` (on the corpus the busiest documents, a Federal Register rule with 11
-    # pictures of text and a deck of 16 screenshots, take 11-12 s), all OCR (scanned pages too) after `doc_budget_s` (~60-90 pages
-    # at 300 dpi); flag ocr_time_budget. The document's worker gets `timeout_grant_s` extra seconds
+    # pictures of text and a deck of 16 screenshots, take 11-12 s), all OCR (scanned pages too)
+    # after `doc_budget_s` (~60-90 pages at 300 dpi); flag ocr_time_budget. The document's worker gets `timeout_grant_s` extra seconds
     # over LimitSettings.timeout_s when OCR is on, so a long scan loses its last pages' OCR, not
     # the whole document.
     picture_budget_s: float = 15.0
