@@ -202,23 +202,21 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     trace["body_size"] = {0: body}
     per_page: list[tuple[PageInfo, list[PBlock]]] = []
     layouts: list[PageLayout] = []
-    page_graphics: list[list[Graphic]] = []
     for info, chars, _raw, graphics in pages:
         trace["chars"][info.number] = chars
         trace["graphics"][info.number] = graphics
         layout = _page_blocks(info, chars, graphics, body, s, trace)
         per_page.append((info, layout.blocks))
         layouts.append(layout)
-        page_graphics.append(graphics)
     blocks_to_kinds(per_page, body, s)
     ordered_pages: list[list[PBlock]] = []
-    for (info, blocks), layout, graphics in zip(per_page, layouts, page_graphics, strict=True):
+    for (info, blocks), layout, page in zip(per_page, layouts, pages, strict=True):
         ordered, ncols, unresolved = blocks_to_reading_order(blocks, layout.gutters, s)
         report.unresolved_regions += unresolved
         report.columns = max(report.columns, ncols)
         report.footnotes += page_footnotes(ordered, info, body, s)
         ordered = place_asides(ordered, layout.asides)
-        captions_to_links(ordered, graphics, body, s)
+        captions_to_links(ordered, page.graphics, body, s)
         trace["order"][info.number] = ordered
         ordered_pages.append(ordered)
         if layout.reversed_chars:
