@@ -159,11 +159,21 @@ class DocReport:
     ocr_pictures: int = 0
     ocr_pictures_empty: int = 0
     ocr_confidence: float = 0.0
+    # Parts of a package (a slide, a header, a JSON-LD script, an embedded chunk) that could not be
+    # read: each costs only itself, is counted here and flags the document `broken_part`.
+    broken_parts: int = 0
+    part_errors: list[str] = field(default_factory=list)  # "<part>: <why>" for each of them
 
     def flag(self, name: str) -> None:
         """Add a flag once."""
         if name not in self.flags:
             self.flags.append(name)
+
+    def part_failed(self, part: str, why: str) -> None:
+        """Count one part that could not be read (the rest of the document stands) and say why."""
+        self.broken_parts += 1
+        self.part_errors.append(f"{part}: {why}")
+        self.flag("broken_part")
 
 
 @dataclass(slots=True)

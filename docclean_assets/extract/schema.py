@@ -63,6 +63,8 @@ LOSS_FIELDS = [
     # OCR (issue 9): pages and pictures OCR'd, pictures without confident text, mean word confidence.
     *(pa.field(name, pa.int32()) for name in ("ocr_pages", "ocr_pictures", "ocr_pictures_empty")),
     pa.field("ocr_confidence", pa.float64()),
+    pa.field("broken_parts", pa.int32()),  # package parts that could not be read (each costs itself only)
+    pa.field("part_errors", pa.list_(pa.string())),  # '<part>: <why>' for each of them
 ]
 
 QUALITY_SCHEMA = pa.schema(
@@ -119,7 +121,7 @@ BOILERPLATE_SCHEMA = pa.schema(
 _REPORT_COUNTS = ("pages", "raw_chars", "columns", "footnotes", "unresolved_regions", "deletions",
                   "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes", "callouts",
                   "pull_quotes", "margin_notes", "tables", "tables_fallback", "reader_comments",
-                  "ocr_pages", "ocr_pictures", "ocr_pictures_empty", "ocr_confidence")
+                  "ocr_pages", "ocr_pictures", "ocr_pictures_empty", "ocr_confidence", "broken_parts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +191,7 @@ def report_to_row(ref: DocRef, report: DocReport | None, *, status: str, error: 
     for name in _REPORT_COUNTS:
         row[name] = getattr(report, name) if report else None
     row["flags"] = list(report.flags) if report else []
+    row["part_errors"] = list(report.part_errors) if report else []
     row["method"] = report.method if report else None
     return row
 
@@ -196,7 +199,7 @@ def report_to_row(ref: DocRef, report: DocReport | None, *, status: str, error: 
 def row_to_report(row: dict) -> DocReport:
     """The DocReport a DOCS_SCHEMA row holds."""
     report = DocReport(format=row.get("format") or "", method=row.get("method") or "",
-                       flags=list(row.get("flags") or []))
+                       flags=list(row.get("flags") or []), part_errors=list(row.get("part_errors") or []))
     for name in _REPORT_COUNTS:
         setattr(report, name, row.get(name) or 0)
     return report
