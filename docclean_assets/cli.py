@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import sys
@@ -91,17 +92,40 @@ def cmd_run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"config error: unknown source(s) {unknown}; known: {sorted(config.sources)}", file=sys.stderr)
         return EXIT_CONFIG
+    try:
+        return _run(args, names)
+    except Exception as exc:  # noqa: BLE001 - anything outside a document's own failure: one line, exit 3
+        print(f"docclean run failed: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
+              file=sys.stderr)
+        return EXIT_INFRA
 
+
+def _instance():  # noqa: ANN202 - a dagster.DagsterInstance (imported lazily: config errors stay fast)
+    """The Dagster instance runs are recorded in: $DAGSTER_HOME's, else a temporary one. A fresh
+    home's storage is created under a file lock, so two first runs at once do not race to create the
+    same tables."""
+    import dagster as dg
+
+    home = os.environ.get("DAGSTER_HOME")
+    if not home:
+        return dg.DagsterInstance.ephemeral()
+    Path(home).mkdir(parents=True, exist_ok=True)  # runs recorded here show up in `make ui`
+    with open(Path(home) / ".docclean-init.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        instance = dg.DagsterInstance.get()
+        instance.get_run_records(limit=1)  # run, event and schedule storage exist before the lock is released
+    return instance
+
+
+def _run(args: argparse.Namespace, names: list[str]) -> int:
+    """Materialize every asset of each source, printing progress; EXIT_INFRA when a step failed."""
     import dagster as dg
 
     from docclean_assets.graph import build_defs
 
     defs = build_defs(args.sources, args.data_dir)
     nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
-    home = os.environ.get("DAGSTER_HOME")
-    if home:
-        Path(home).mkdir(parents=True, exist_ok=True)  # runs recorded here show up in `make ui`
-    instance = dg.DagsterInstance.get() if home else dg.DagsterInstance.ephemeral()
+    instance = _instance()
     run_config = {"ops": {"parsed_blocks": {"config": {"force": args.force}}},
                   "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
     failed = False

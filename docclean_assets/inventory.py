@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import datetime as dt
 import http.client
-import os
 import time
 import urllib.error
 import urllib.parse
@@ -13,9 +12,9 @@ import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
-from docclean_assets.extract.settings import FetchSettings
-from docclean_assets.extract.sniff import EXTENSIONS, doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
-from docclean_assets.sources import Source, discover_files
+from docclean_assets.extract.settings import FetchSettings, LimitSettings
+from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
+from docclean_assets.sources import Source, name_to_text, text_to_name, walk_source
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
 CHUNK_BYTES = 64 * 1024  # body read size between deadline checks
@@ -32,32 +31,11 @@ def _row(source: str, path: str, blob: str | None, claimed: str | None, modified
         error = error or "empty file (0 bytes)"
     return {
         # Without bytes there is no content address; the path stands in so rows stay distinct.
-        "source": source, "doc_id": content_id or doc_id(f"unread:{path}".encode()),
+        "source": source, "doc_id": content_id or doc_id(f"unread:{path}".encode("utf-8", "surrogatepass")),
         "path": path, "format": fmt, "bytes": size, "ext_format": claimed,
         "format_mismatch": bool(fmt and claimed and fmt != claimed),
         "modified": modified, "http_status": status, "blob": blob, "error": error, "rendered": rendered,
     }
-
-
-def _refused_links(root: Path) -> list[tuple[str, str]]:
-    """(relative path, why) of supported-looking entries discovery skips: links out of the root and
-    dangling links. They get a failed row instead of vanishing silently."""
-    root = root.resolve()
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for fname in filenames:
-            full = Path(dirpath) / fname
-            if fname.startswith((".", "~$")) or full.suffix.lower() not in EXTENSIONS or not full.is_symlink():
-                continue
-            real = full.resolve()
-            if not real.exists():
-                out.append((full.relative_to(root).as_posix(), "refused: dangling symbolic link"))
-            elif not real.is_relative_to(root):
-                out.append((full.relative_to(root).as_posix(), "refused: symbolic link pointing outside the source root"))
-            elif not real.is_file():
-                out.append((full.relative_to(root).as_posix(), "refused: symbolic link to something that is not a file"))
-    return out
 
 
 def _zip_problem(path: Path) -> str | None:
@@ -69,29 +47,39 @@ def _zip_problem(path: Path) -> str | None:
         return f"corrupt or truncated ZIP package ({exc})"
 
 
-def folder_rows(source: Source) -> list[dict]:
+def folder_rows(source: Source, limits: LimitSettings) -> list[dict]:
     """Rows for every supported file below the source's folder (hashed and sniffed, never loaded
-    whole), plus a failed row for every link discovery refuses to follow."""
+    whole; a file over `limits.max_bytes` is refused from its size, unread), plus a failed row for
+    every entry discovery refuses: links out of the root, folders it cannot list."""
     assert source.path is not None
-    rows = []
-    for rel, full in discover_files(source.path):
-        claimed = format_from_extension(rel)
-        try:
-            stat = full.stat()
-            modified = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
-            fmt = sniff_file(full)
-            error = None
-            if fmt is None and stat.st_size and claimed in ("docx", "pptx") and _head(full) == b"PK\x03\x04":
-                error = f"{claimed}: {_zip_problem(full) or 'ZIP package without word/document.xml or ppt/presentation.xml'}"
-            rows.append(_row(source.name, rel, str(full), claimed, modified, size=stat.st_size,
-                             fmt=fmt, content_id=file_doc_id(full), error=error))
-        except OSError as exc:
-            rows.append(_row(source.name, rel, str(full), claimed, dt.datetime.now(tz=dt.UTC), size=None,
-                             fmt=None, content_id=None, error=f"unreadable: {exc.strerror or exc}"))
-    for rel, why in _refused_links(source.path):
-        rows.append(_row(source.name, rel, None, format_from_extension(rel), dt.datetime.now(tz=dt.UTC),
+    walk = walk_source(source.path)
+    rows = [_file_row(source.name, rel, full, limits) for rel, full in walk.files]
+    for rel, why in walk.refused:
+        rows.append(_row(source.name, name_to_text(rel), None, format_from_extension(rel), dt.datetime.now(tz=dt.UTC),
                          size=None, fmt=None, content_id=None, error=why))
     return sorted(rows, key=lambda r: r["path"])
+
+
+def _file_row(source: str, rel: str, full: Path, limits: LimitSettings) -> dict:
+    """The raw_files row of one file found on disk."""
+    claimed = format_from_extension(rel)
+    path, blob = name_to_text(rel), name_to_text(str(full))
+    try:
+        stat = full.stat()
+        modified = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
+        if stat.st_size > limits.max_bytes:
+            return _row(source, path, blob, claimed, modified, size=stat.st_size, fmt=None, content_id=None,
+                        error=f"file too large: {stat.st_size} bytes > limit {limits.max_bytes} "
+                              "(limits.max_bytes); refused unread")
+        fmt = sniff_file(full)
+        error = None
+        if fmt is None and stat.st_size and claimed in ("docx", "pptx") and _head(full) == b"PK\x03\x04":
+            error = f"{claimed}: {_zip_problem(full) or 'ZIP package without word/document.xml or ppt/presentation.xml'}"
+        return _row(source, path, blob, claimed, modified, size=stat.st_size, fmt=fmt,
+                    content_id=file_doc_id(full), error=error)
+    except OSError as exc:
+        return _row(source, path, blob, claimed, dt.datetime.now(tz=dt.UTC), size=None, fmt=None,
+                    content_id=None, error=f"unreadable: {exc.strerror or exc}")
 
 
 def _head(path: Path) -> bytes:
@@ -209,7 +197,7 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings, previous: di
     rows = []
     for url in source.urls:
         last = previous.get(url) or {}
-        reusable = bool(last.get("blob")) and not last.get("error") and Path(last["blob"]).exists()
+        reusable = bool(last.get("blob")) and not last.get("error") and Path(text_to_name(last["blob"])).exists()
         try:
             got = fetch_page(url, limits, *((last.get("etag"), last.get("last_modified")) if reusable else (None, None)))
         except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's row, never the source's
@@ -231,7 +219,7 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings, previous: di
                 tmp = blob_path.with_suffix(f".{uuid.uuid4().hex}.tmp")  # concurrent runs never share it
                 tmp.write_bytes(body)
                 tmp.replace(blob_path)
-            blob = str(blob_path)
+            blob = name_to_text(str(blob_path))
         row = _row(source.name, url, blob, claimed, now, size=None if body is None else len(body),
                    fmt=sniff_format(body) if body else None,
                    content_id=doc_id(body) if body is not None else None,

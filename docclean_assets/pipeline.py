@@ -18,22 +18,28 @@ from docclean_assets.extract.model import Block
 from docclean_assets.extract.normalize import normalize_blocks
 from docclean_assets.extract.quality import Band, band_for, document_figures
 from docclean_assets.extract.schema import (
-    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA, DocRef,
-    blocks_to_table, report_to_row, row_to_report, table_to_blocks,
+    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, CONTENT_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA, DocPayload,
+    DocRef, blocks_to_table, content_to_blocks_table, fit_row, report_to_row, row_to_report, table_to_blocks,
 )
 from docclean_assets.extract.settings import Settings
 from docclean_assets.inventory import folder_rows, url_rows
-from docclean_assets.sources import Source
+from docclean_assets.sources import Source, text_to_name
 
 
 def raw_files_table(source: Source, data_dir: Path, settings: Settings, previous: pa.Table | None = None) -> pa.Table:
     """The inventory of one source; `previous` (the last inventory) makes URL fetches conditional."""
     if source.path is not None:
-        rows = folder_rows(source)
+        rows = folder_rows(source, settings.limits)
     else:
         last = {r["path"]: r for r in previous.to_pylist()} if previous is not None else {}
         rows = url_rows(source, data_dir / "_blobs" / source.name, settings.fetch, last)
-    return pa.Table.from_pylist(rows, schema=RAW_FILES_SCHEMA)
+    return rows_to_table(rows, RAW_FILES_SCHEMA)
+
+
+def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """A table of rows, each fitted to the schema first: a value no column can hold is clamped or
+    nulled in its own row and can never fail the write of the others."""
+    return pa.Table.from_pylist([fit_row(r, schema)[0] for r in rows], schema=schema)
 
 
 def group_blocks(table: pa.Table | None) -> dict[tuple[str, str], list[Block]]:
@@ -99,58 +105,99 @@ def _timeout(source: Source, settings: Settings, row: dict) -> float:
     return settings.limits.timeout_s + grant
 
 
+@dataclass
+class _Parsed:
+    """What parse_source collects: one DOCS_SCHEMA row and one BLOCKS_SCHEMA table per document."""
+
+    version: str
+    stats: ParseStats
+    docs: list[dict] = field(default_factory=list)
+    blocks: list[tuple[str, pa.Table]] = field(default_factory=list)  # (path, the document's blocks)
+
+    def fail(self, row: dict, error: str, seconds: float = 0.0) -> None:
+        self.stats.failed += 1
+        self.stats.errors[row["path"]] = error
+        self.docs.append(report_to_row(_ref(row), None, status="failed", error=error,
+                                       parser_version=self.version, parse_seconds=seconds))
+
+    def ok(self, row: dict, doc: dict, blocks: pa.Table) -> None:
+        """A parsed or reused document; a row that still cannot be written makes it a failed one."""
+        try:
+            pa.Table.from_pylist([doc], schema=DOCS_SCHEMA)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+            self.fail(row, f"the document's row could not be written ({type(exc).__name__}: {exc})")
+            return
+        self.docs.append(doc)
+        self.blocks.append((row["path"], blocks))
+
+    def tables(self) -> tuple[pa.Table, pa.Table]:
+        """(parsed_blocks, parsed_documents), ordered by path."""
+        self.docs.sort(key=lambda r: r["path"])
+        self.blocks.sort(key=lambda item: item[0])
+        blocks = pa.concat_tables([t for _, t in self.blocks]) if self.blocks else BLOCKS_SCHEMA.empty_table()
+        return blocks, pa.Table.from_pylist(self.docs, schema=DOCS_SCHEMA)
+
+
+def _blocks_by_doc(previous: pa.Table | None, wanted: set[str]) -> dict[str, pa.Table]:
+    """The previous run's blocks of the wanted doc_ids, one table each (rows in their stored order)."""
+    if previous is None or not wanted:
+        return {}
+    rows: dict[str, list[int]] = defaultdict(list)
+    for i, doc in enumerate(previous.column("doc_id").to_pylist()):
+        if doc in wanted:
+            rows[doc].append(i)
+    return {doc: previous.take(idx) for doc, idx in rows.items()}
+
+
+def _readdress(table: pa.Table, ref: DocRef) -> pa.Table:
+    """A document's stored blocks under the path (and source) it is found at now."""
+    return content_to_blocks_table(ref, table.select(CONTENT_SCHEMA.names))
+
+
 def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None, previous_docs: pa.Table | None,
                  settings: Settings, extractor: str = DEFAULT_EXTRACTOR, force: bool = False) -> tuple[pa.Table, pa.Table, ParseStats]:
-    """Blocks and per-document rows for a source; unchanged documents are reused, not parsed again."""
+    """Blocks and per-document rows for a source; unchanged documents are reused, not parsed again.
+    Each document's rows are made and checked in its worker: one document can cost only itself."""
     started = time.monotonic()
-    stats = ParseStats()
-    version = parse_version(source, settings)
+    out = _Parsed(parse_version(source, settings), ParseStats())
     old_docs = {} if force or previous_docs is None else {
-        r["doc_id"]: r for r in previous_docs.to_pylist() if r["status"] == "ok" and r["parser_version"] == version
+        r["doc_id"]: r for r in previous_docs.to_pylist() if r["status"] == "ok" and r["parser_version"] == out.version
     }
-    old_blocks = {doc: blocks for (doc, _), blocks in group_blocks(previous_blocks).items()} if old_docs else {}
-    doc_rows: list[dict] = []
-    block_items: list[tuple[DocRef, Block]] = []
+    raw_rows = raw.to_pylist()
+    old_blocks = _blocks_by_doc(previous_blocks, {r["doc_id"] for r in raw_rows} & set(old_docs))
     jobs: dict[str, Job] = {}
     waiting: dict[str, list[dict]] = defaultdict(list)  # doc_id -> raw rows with those bytes
-
-    def fail(row: dict, error: str, seconds: float = 0.0) -> None:
-        stats.failed += 1
-        stats.errors[row["path"]] = error
-        doc_rows.append(report_to_row(_ref(row), None, status="failed", error=error,
-                                      parser_version=version, parse_seconds=seconds))
-
-    for row in raw.to_pylist():
+    for row in raw_rows:
         if row["error"]:
-            fail(row, row["error"])
+            out.fail(row, row["error"])
         elif row["format"] is None:
-            fail(row, f"unrecognised format (extension says {row['ext_format'] or 'nothing'}; bytes are none of pdf/docx/pptx/html)")
+            out.fail(row, f"unrecognised format (extension says {row['ext_format'] or 'nothing'}; bytes are none of pdf/docx/pptx/html)")
         elif row["bytes"] > settings.limits.max_bytes:
-            fail(row, f"file too large: {row['bytes']} bytes > limit {settings.limits.max_bytes}")
+            out.fail(row, f"file too large: {row['bytes']} bytes > limit {settings.limits.max_bytes}")
         elif row["doc_id"] in old_docs:  # same bytes, same parser: last run's blocks (maybe none) stand
-            stats.reused += 1
-            prev = old_docs[row["doc_id"]]
-            doc_rows.append({**prev, "path": row["path"], "source": row["source"], "format": row["format"]})
-            block_items.extend((_ref(row), b) for b in old_blocks.get(row["doc_id"], []))
+            out.stats.reused += 1
+            doc = {**old_docs[row["doc_id"]], "path": row["path"], "source": row["source"], "format": row["format"]}
+            blocks = old_blocks.get(row["doc_id"], CONTENT_SCHEMA.empty_table())
+            out.ok(row, doc, _readdress(blocks, _ref(row)))
         else:
             waiting[row["doc_id"]].append(row)
-            jobs.setdefault(row["doc_id"], Job(row["doc_id"], row["blob"], row["format"], _options(source, settings, row),
-                                               _timeout(source, settings, row)))
+            jobs.setdefault(row["doc_id"], Job(row["doc_id"], text_to_name(row["blob"]), row["format"],
+                                               {**_options(source, settings, row), "sha256": row["doc_id"]},
+                                               _timeout(source, settings, row), rows=True))
 
     for job, outcome in run_jobs(jobs.values(), settings.limits, extractor):
         for row in waiting[job.key]:
             if outcome.error is not None:
-                fail(row, outcome.error, outcome.seconds)
+                out.fail(row, outcome.error, outcome.seconds)
                 continue
-            stats.parsed += 1
-            ext = outcome.result
-            doc_rows.append(report_to_row(_ref(row), ext.report, status="ok", error=None,
-                                          parser_version=version, parse_seconds=outcome.seconds))
-            block_items.extend((_ref(row), b) for b in ext.blocks)
-    doc_rows.sort(key=lambda r: r["path"])
-    block_items.sort(key=lambda item: (item[0].path, item[1].seq))
-    stats.seconds = time.monotonic() - started
-    return blocks_to_table(block_items), pa.Table.from_pylist(doc_rows, schema=DOCS_SCHEMA), stats
+            out.stats.parsed += 1
+            payload: DocPayload = outcome.result
+            doc = report_to_row(_ref(row), payload.report, status="ok", error=None,
+                                parser_version=out.version, parse_seconds=outcome.seconds)
+            out.ok(row, doc, content_to_blocks_table(_ref(row), payload.blocks()))
+    blocks, docs = out.tables()
+    out.stats.seconds = time.monotonic() - started
+    return blocks, docs, out.stats
 
 
 def boilerplate_table(source: str, blocks: pa.Table, docs: pa.Table, settings: Settings) -> pa.Table:

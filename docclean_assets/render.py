@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import tempfile
 
+from docclean_assets.extract.lifecycle import tied_command
+
 # Where Debian's chromium package puts the browser; $DOCCLEAN_CHROMIUM overrides.
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 # Flags for a quiet, sandboxed-by-root-exception, network-minimal headless run.
@@ -34,7 +36,7 @@ def render_url(url: str, timeout_s: float, script_budget_ms: int) -> bytes:
     with tempfile.TemporaryDirectory(prefix="docclean-chromium-") as profile:
         cmd = [exe, *_FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={script_budget_ms}", "--dump-dom", url]
         try:
-            proc = subprocess.run(cmd, capture_output=True, timeout=timeout_s, check=False)
+            proc = subprocess.run(tied_command(cmd), capture_output=True, timeout=timeout_s, check=False)
         except subprocess.TimeoutExpired:
             raise RenderError(f"rendering timed out after {timeout_s:g} s") from None
     if proc.returncode != 0 or not proc.stdout.strip():

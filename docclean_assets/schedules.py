@@ -6,7 +6,7 @@ import json
 import dagster as dg
 
 from docclean_assets.resources import Docclean
-from docclean_assets.sources import SourcesConfig, discover_files
+from docclean_assets.sources import SourcesConfig, walk_source
 
 
 def build_schedules(config: SourcesConfig, assets: list[dg.AssetsDefinition]) -> list[dg.ScheduleDefinition]:
@@ -32,9 +32,15 @@ def folder_fingerprint(config: SourcesConfig, name: str) -> str:
     source = config.sources[name]
     digest = hashlib.sha256()
     if source.path is not None:
-        for rel, full in discover_files(source.path):
-            st = full.stat()
-            digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        walk = walk_source(source.path)
+        for rel, full in walk.files:
+            try:
+                st = full.stat()
+                digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+            except OSError as exc:  # vanished or unreadable since the walk: a change all the same
+                digest.update(f"{rel}\0{exc.errno}\n".encode("utf-8", "surrogateescape"))
+        for rel, why in walk.refused:
+            digest.update(f"{rel}\0{why}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 

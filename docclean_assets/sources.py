@@ -5,7 +5,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from croniter import croniter
@@ -160,18 +160,79 @@ def load_sources(file: str | Path) -> SourcesConfig:
     return SourcesConfig(file, sources, settings)
 
 
-def discover_files(root: Path) -> list[tuple[str, Path]]:
-    """(relative '/'-path, absolute path) of every supported file below root, never leaving it."""
+class Walk(NamedTuple):
+    """What discovery found below a source's root: files to read, and entries it had to refuse."""
+
+    files: list[tuple[str, Path]]  # (relative '/'-path, absolute path), sorted
+    refused: list[tuple[str, str]]  # (relative path, why): links out of the root, unreadable folders
+
+
+def walk_source(root: Path) -> Walk:
+    """Every supported file below root, never leaving it; links it will not follow and folders it
+    cannot list are returned as refusals (they get a failed row instead of vanishing silently)."""
     root = root.resolve()
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    files: list[tuple[str, Path]] = []
+    refused: list[tuple[str, str]] = []
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else root
+        rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
+        refused.append((f"{rel.rstrip('/')}/", f"unreadable folder: {exc.strerror or exc}; the files below it "
+                        "were not listed (check its permissions)"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for fname in sorted(filenames):
             if fname.startswith((".", "~$")) or Path(fname).suffix.lower() not in EXTENSIONS:
                 continue
             full = Path(dirpath) / fname
-            real = full.resolve()
-            if not real.is_file() or (real != full and not real.is_relative_to(root)):
-                continue  # a link pointing out of the source's root
-            found.append((full.relative_to(root).as_posix(), full))
-    return sorted(found)
+            rel = full.relative_to(root).as_posix()
+            why = _refusal(full, root)
+            if why is None:
+                files.append((rel, full))
+            else:
+                refused.append((rel, why))
+    return Walk(sorted(files), sorted(refused))
+
+
+def _refusal(full: Path, root: Path) -> str | None:
+    """Why discovery will not read this entry (a link out of the root, dangling, not a file), or None."""
+    try:
+        if not full.is_symlink():
+            return None if full.is_file() else "refused: not a regular file"
+        real = full.resolve()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+    if not real.exists():
+        return "refused: dangling symbolic link"
+    if not real.is_relative_to(root):
+        return "refused: symbolic link pointing outside the source root"
+    if not real.is_file():
+        return "refused: symbolic link to something that is not a file"
+    return None
+
+
+def discover_files(root: Path) -> list[tuple[str, Path]]:
+    """(relative '/'-path, absolute path) of every supported file below root, never leaving it."""
+    return walk_source(root).files
+
+
+# File names are stored as text, losslessly: os.fsdecode turns each byte of a name that is not UTF-8
+# into a lone surrogate (U+DC80-U+DCFF), which no Parquet string can hold. Such a byte is stored as
+# the four characters '\xNN' and a literal backslash as '\\', so `text_to_name` gives the exact name back.
+_ESCAPED = re.compile(r"\\(\\|x[0-9a-f]{2})")
+
+
+def name_to_text(name: str) -> str:
+    """A file name (str from the file system) as text Parquet can store, reversibly."""
+    if not any(c == "\\" or "\udc80" <= c <= "\udcff" for c in name):
+        return name
+    return "".join("\\\\" if c == "\\" else f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else c
+                   for c in name)
+
+
+def text_to_name(text: str) -> str:
+    """The file name `name_to_text` stored."""
+    if "\\" not in text:
+        return text
+    return _ESCAPED.sub(lambda m: "\\" if m.group(1) == "\\" else chr(0xDC00 + int(m.group(1)[1:], 16)), text)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import threading
 import uuid
 from collections.abc import Iterator, Mapping
@@ -40,6 +41,15 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+_GLOB_CHARS = re.compile(r"([\[\]*?])")
+
+
+def glob_escape(path: str) -> str:
+    """A literal path inside a DuckDB glob: each of * ? [ ] matched as itself (a data dir named
+    'out[1]' or 'a*b' reads its own files, never a sibling's)."""
+    return _GLOB_CHARS.sub(r"[\1]", path)
 
 
 class ParquetStore:
@@ -169,7 +179,7 @@ class ParquetStore:
         con = duckdb.connect(database)
         for table in TABLES:
             if any((self.root / table).glob(f"source=*/{FILE_NAME}")):
-                glob = (self.root / table / "source=*" / FILE_NAME).as_posix().replace("'", "''")
+                glob = (glob_escape((self.root / table).as_posix()) + f"/source=*/{FILE_NAME}").replace("'", "''")
                 con.execute(
                     f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet('{glob}', union_by_name = true, hive_partitioning = false)"
                 )

@@ -5,6 +5,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from docclean_assets.extract.errors import ExtractionError  # noqa: F401 - re-exported: api.ExtractionError
 from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.settings import Settings
@@ -33,10 +34,6 @@ class HtmlRules:
     keep: str | None = None
     drop: tuple[str, ...] = ()
     comments_as_body: bool = False
-
-
-class ExtractionError(Exception):
-    """A document that cannot be read (corrupt, encrypted, unsupported); the message says why."""
 
 
 def extract_document(

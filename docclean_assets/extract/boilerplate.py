@@ -73,9 +73,10 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
     short for repetition, the band lines that are set off as page furniture."""
     if pages < s.min_pages:
         return _band_furniture(doc_id, blocks, pages, s)
+    sole = sole_lines(blocks)
     seen: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for b in blocks:
-        if b.drop_reason is not None or len(b.text) > s.max_chars:
+        if b.drop_reason is not None or len(b.text) > s.max_chars or id(b) in sole:
             continue
         band = band_of(b, s.band_fraction)
         if band is not None:
@@ -87,6 +88,16 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
             repeats.append(Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band)))
     return repeats + _slot_mates(doc_id, blocks, pages, repeats, s)
+
+
+def sole_lines(blocks: list[Block]) -> set[int]:
+    """ids of the blocks that are the only body text of their page: a page's whole content is never
+    its furniture, however often the same text recurs (a divider page, a one-line slide export)."""
+    per_page: dict[int, list[Block]] = defaultdict(list)
+    for b in blocks:
+        if b.page is not None and b.in_body:
+            per_page[b.page].append(b)
+    return {id(group[0]) for group in per_page.values() if len(group) == 1}
 
 
 def _body_size(blocks: list[Block]) -> float | None:
@@ -121,7 +132,7 @@ def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: Boilerplate
         inward = [o for o in blocks if o.page == b.page and o.bbox is not None and o.in_body and id(o) not in chosen
                   and (o.bbox.y0 >= b.bbox.y1 if band == "top" else o.bbox.y1 <= b.bbox.y0)]
         nearest = min((o.bbox.y0 - b.bbox.y1 if band == "top" else b.bbox.y0 - o.bbox.y1 for o in inward), default=None)
-        if nearest is None or nearest >= gap:
+        if nearest is not None and nearest >= gap:  # set off from text; a page's only line is its content
             found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
     return [Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                    tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band))
@@ -136,6 +147,7 @@ def _slot_mates(doc_id: str, blocks: list[Block], pages: int, repeats: list[Repe
     """Band texts set in the very slot of a repeated head (same baseline band, same size) on a
     page that lacks it: the other half of alternating even/odd heads, or a head that varies."""
     found = {(r.band, r.pattern) for r in repeats}
+    sole = sole_lines(blocks)
     slots: dict[str, list[tuple[float, float, str | None]]] = defaultdict(list)
     pages_with: dict[str, set[int]] = defaultdict(set)
     for b in blocks:
@@ -146,7 +158,7 @@ def _slot_mates(doc_id: str, blocks: list[Block], pages: int, repeats: list[Repe
     mates: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for b in blocks:
         band = band_of(b, s.band_fraction) if b.drop_reason is None and len(b.text) <= s.max_chars else None
-        if band is None or (band, pattern_of(b.text)) in found or b.page in pages_with[band]:
+        if band is None or (band, pattern_of(b.text)) in found or b.page in pages_with[band] or id(b) in sole:
             continue
         y0, y1, size = _slot(b)
         if any(abs(y0 - a) <= s.slot_tolerance_pt and abs(y1 - c) <= s.slot_tolerance_pt and size == z
@@ -187,12 +199,13 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
             template[r.pattern] = r.drop_reason
     if not by_band and not template:
         return blocks
+    sole = sole_lines(blocks) if by_band else set()
     reasons: list[str | None] = []
     for b in blocks:
         reason = None
         if b.drop_reason is None and len(b.text) <= s.max_chars:
-            reason = (by_band.get((band_of(b, s.band_fraction), pattern_of(b.text)))
-                      or template.get(template_pattern_of(b.text)))
+            page_reason = None if id(b) in sole else by_band.get((band_of(b, s.band_fraction), pattern_of(b.text)))
+            reason = page_reason or template.get(template_pattern_of(b.text))
         reasons.append(reason)
     _keep_headings_of_distinct_content(blocks, reasons)
     return [b.dropped(r) if r else b for b, r in zip(blocks, reasons)]

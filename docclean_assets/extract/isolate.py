@@ -2,11 +2,15 @@
 several at once; a crash, a hang or a memory blow-up becomes that document's error, nothing more."""
 from __future__ import annotations
 
+import hashlib
 import importlib
 import multiprocessing as mp
 import os
+import re
 import resource
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -15,6 +19,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from docclean_assets.extract.errors import ExtractionError
+from docclean_assets.extract.lifecycle import die_with_parent
+from docclean_assets.extract.model import Extraction
+from docclean_assets.extract.schema import extraction_to_payload
 from docclean_assets.extract.settings import LimitSettings
 
 DEFAULT_EXTRACTOR = "docclean_assets.extract.isolate:extract_file"
@@ -33,6 +41,9 @@ class Job:
     fmt: str
     options: dict[str, Any]  # keyword arguments for the extractor (settings, html_rules, url)
     timeout_s: float | None = None  # this document's time limit; None: LimitSettings.timeout_s
+    # True: the worker turns the Extraction into table rows (schema.DocPayload), fitted to the
+    # tables' types and under the text cap, so a value no column can hold costs only this document.
+    rows: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +59,18 @@ class Outcome:
     peak_rss_mb: float | None = None  # the worker's peak resident memory, when it reported back
 
 
-def extract_file(blob: str, fmt: str, **options: Any) -> Any:
-    """Read the file and extract it: the default extractor run inside a worker. The stage trace
-    (every char of every page, for debugging) stays in the worker: only blocks and report return."""
+def extract_file(blob: str, fmt: str, *, sha256: str | None = None, **options: Any) -> Any:
+    """Read the file and extract it: the default extractor run inside a worker. With `sha256` (the
+    content address raw_files took), bytes that no longer match are refused: the blocks stored under
+    a doc_id are always those of its bytes. The stage trace (every char of every page, for debugging)
+    stays in the worker: only blocks and report return."""
     from docclean_assets.extract.api import extract_document
-    from docclean_assets.extract.model import Extraction
 
     with open(blob, "rb") as fh:
         data = fh.read()
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise ExtractionError("file changed while being ingested (its bytes no longer match the sha256 that "
+                              "raw_files recorded); run again to ingest the new version")
     result = extract_document(data, fmt, **options)
     return Extraction(result.blocks, result.report)
 
@@ -71,29 +86,82 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _child(conn: Connection, extractor: str, job: Job, memory_mb: int) -> None:
-    """Worker body: cap memory, run the extractor, send (kind, payload, peak RSS MiB)."""
-    limit = memory_mb * 1024 * 1024
+def _child(conn: Connection, extractor: str, job: Job, limits: LimitSettings, lifeline: Connection,
+           parent: int | None) -> None:
+    """Worker body: die with docclean, cap memory, run the extractor (and make its rows when asked),
+    send (kind, payload, peak RSS MiB)."""
+    _watch(lifeline)
+    die_with_parent(parent)
+    limit = limits.memory_mb * 1024 * 1024
     try:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ValueError, OSError):
         pass  # the platform refuses the cap; the wall-clock limit still applies
     try:
         result = resolve(extractor)(job.blob, job.fmt, **job.options)
+        if job.rows:
+            result = _rows(result, limits)
         conn.send(("ok", result, _peak_rss_mb()))
     except MemoryError:
-        conn.send(("memory", f"memory limit exceeded ({memory_mb} MiB)", _peak_rss_mb()))
+        conn.send(("memory", f"memory limit exceeded ({limits.memory_mb} MiB)", _peak_rss_mb()))
     except RecursionError as exc:
-        conn.send(("crash", f"RecursionError: {exc}{_where(exc)}", _peak_rss_mb()))
+        conn.send(("crash", stable_error(f"RecursionError: {exc}{_where(exc)}"), _peak_rss_mb()))
+    except ExtractionError as exc:
+        conn.send(("refused", stable_error(str(exc)), _peak_rss_mb()))
     except Exception as exc:  # noqa: BLE001 - every failure becomes the document's error row
-        from docclean_assets.extract.api import ExtractionError
-
-        if isinstance(exc, ExtractionError):
-            conn.send(("refused", str(exc), _peak_rss_mb()))
-        else:
-            conn.send(("crash", f"{type(exc).__name__}: {exc}{_where(exc)}", _peak_rss_mb()))
+        conn.send(("crash", stable_error(f"{type(exc).__name__}: {exc}{_where(exc)}"), _peak_rss_mb()))
     finally:
         conn.close()
+
+
+def _rows(result: Extraction, limits: LimitSettings) -> Any:
+    """The document as table rows, refused when its text is over `max_text_chars`."""
+    chars = sum(len(b.text) + len(b.orig_text or "") for b in result.blocks)
+    if chars > limits.max_text_chars:
+        raise ExtractionError(f"extracted text too large: {chars:,} characters (limit max_text_chars = "
+                              f"{limits.max_text_chars:,}); raise the limit to ingest it")
+    try:
+        return extraction_to_payload(result.blocks, result.report)
+    except Exception as exc:  # noqa: BLE001 - a value no column can hold costs this document only
+        raise ExtractionError(f"the document's rows could not be written ({type(exc).__name__}: {exc})") from exc
+
+
+# Every worker holds the read end of a pipe whose only write end is in the process that runs the
+# jobs; when that process ends (SIGKILL included) the read returns EOF and the worker kills itself.
+# The fork server cannot do this for us: every worker keeps its liveness pipe open, so it outlives
+# a killed parent as long as a worker runs (a hung document would run on under PID 1 with no limit).
+_LIFELINE: dict[int, tuple[Connection, Connection]] = {}  # pid of the owning process -> (read, write)
+
+
+def _lifeline() -> Connection:
+    """The read end of this process's lifeline (made once per process, never inherited by a fork)."""
+    pid = os.getpid()
+    if pid not in _LIFELINE:
+        _LIFELINE.clear()
+        _LIFELINE[pid] = _CTX.Pipe(duplex=False)
+    return _LIFELINE[pid][0]
+
+
+def _watch(lifeline: Connection) -> None:
+    """Kill this worker as soon as its lifeline closes."""
+    def wait_for_eof() -> None:
+        try:
+            lifeline.recv()  # nothing is ever sent: returns only when the write end is gone
+        except (EOFError, OSError):
+            pass
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=wait_for_eof, name="docclean-lifeline", daemon=True).start()
+
+
+# Object addresses and other run-dependent text in exception messages ("<_io.BytesIO object at
+# 0x7f...>"): replaced so the same file gives the same error on every run.
+_ADDRESS = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
+
+
+def stable_error(message: str) -> str:
+    """An error message without run-dependent object addresses."""
+    return _ADDRESS.sub(r"<\1>", message)
 
 
 def _where(exc: BaseException) -> str:
@@ -135,7 +203,8 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
             while pending and len(running) < workers:
                 job = pending.pop()
                 parent, child = _CTX.Pipe(duplex=False)
-                proc = _CTX.Process(target=_child, args=(child, extractor, job, limits.memory_mb), daemon=True)
+                proc = _CTX.Process(target=_child, args=(child, extractor, job, limits, _lifeline(), _fork_server_pid()),
+                                    daemon=True)
                 with _main_hidden():
                     proc.start()
                 child.close()
@@ -156,6 +225,13 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
         for r in running.values():
             r.proc.kill()
             r.proc.join()
+
+
+def _fork_server_pid() -> int | None:
+    """The pid of multiprocessing's fork server (every worker's parent), once it runs."""
+    from multiprocessing import forkserver
+
+    return getattr(forkserver._forkserver, "_forkserver_pid", None)  # noqa: SLF001 - no public accessor
 
 
 def _limit(job: Job, limits: LimitSettings) -> float:

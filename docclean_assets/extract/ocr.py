@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from docclean_assets.extract.lifecycle import tied_command
 from docclean_assets.extract.settings import OcrSettings
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def image_to_words(image: Image, dpi: int, s: OcrSettings) -> list[Word]:
     image.save(buf, format="PNG", compress_level=1)
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     proc = subprocess.run(
-        [exe, "stdin", "stdout", "-l", s.language, "--psm", "3", "--dpi", str(dpi), "tsv"],
+        tied_command([exe, "stdin", "stdout", "-l", s.language, "--psm", "3", "--dpi", str(dpi), "tsv"]),
         input=buf.getvalue(), capture_output=True, timeout=s.call_timeout_s, env=env, check=False,
     )
     if proc.returncode != 0:

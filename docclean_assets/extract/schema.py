@@ -1,6 +1,7 @@
 """The explicit pyarrow schema of every table docclean writes, and Block <-> row conversion."""
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -36,6 +37,10 @@ BLOCKS_SCHEMA = pa.schema(
         pa.field("meta", META_TYPE),
     ]
 )
+
+# A block's own columns (BLOCKS_SCHEMA without the document's): what a worker sends for one document.
+CONTENT_SCHEMA = pa.schema([f for f in BLOCKS_SCHEMA if f.name not in {d.name for d in DOC_FIELDS}])
+_BOX = ("x0", "y0", "x1", "y1")
 
 RAW_FILES_SCHEMA = pa.schema(
     DOC_FIELDS
@@ -134,11 +139,15 @@ class DocRef:
     format: str | None
 
 
-def _utf8(text: str | None) -> str | None:
-    """Text Parquet can store: a lone surrogate from a broken font map becomes U+FFFD instead of
-    failing the whole partition's write."""
-    if text is None:
-        return None
+# ---- Values crossing into a table. A document's values are fitted to their column's type one row at
+# a time (in the worker, under its limits), so that no value a file carries (a page count of 1e11, a
+# list level of 2**31, a broken surrogate) can fail the write of a whole partition.
+CLAMPED_FLAG = "value_clamped"  # a value outside its column's range was clamped or nulled
+_INT_RANGES = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64}
+
+
+def utf8(text: str) -> str:
+    """Text Parquet can store: a lone surrogate (a broken font map, an undecodable byte) becomes U+FFFD."""
     try:
         text.encode("utf-8")
         return text
@@ -146,17 +155,132 @@ def _utf8(text: str | None) -> str | None:
         return "".join("\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in text)
 
 
-def block_to_row(ref: DocRef, b: Block) -> dict:
-    """One BLOCKS_SCHEMA row."""
+def _int(value: object, bits: int) -> tuple[int | None, bool]:
+    """An integer within a signed `bits`-bit range: clamped, or None when it is no number at all."""
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if isinstance(value, float) and not math.isfinite(value):
+        return None, True
+    try:
+        number = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return None, True
+    if number < lo or number > hi:
+        return min(max(number, lo), hi), True
+    return number, number != value
+
+
+def fit_value(value: object, typ: pa.DataType) -> tuple[object, bool]:
+    """`value` as column type `typ` accepts it, and whether it had to be changed to fit."""
+    if value is None:
+        return None, False
+    if typ in _INT_RANGES:
+        return _int(value, _INT_RANGES[typ])
+    if pa.types.is_floating(typ):
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError, OverflowError):
+            return None, True
+        return (number, number != value) if math.isfinite(number) else (None, True)
+    if pa.types.is_string(typ):
+        text = value if isinstance(value, str) else str(value)
+        fixed = utf8(text)
+        return fixed, fixed is not value
+    if pa.types.is_boolean(typ):
+        return bool(value), not isinstance(value, bool)
+    if pa.types.is_map(typ):
+        pairs = [(fit_value(k, typ.key_type), fit_value(v, typ.item_type)) for k, v in value]  # type: ignore[attr-defined]
+        kept = [(k, v) for (k, _), (v, _) in pairs if k is not None]
+        return kept, len(kept) != len(pairs) or any(a or b for (_, a), (_, b) in pairs)
+    if pa.types.is_list(typ):
+        items = [fit_value(v, typ.value_type) for v in value]  # type: ignore[attr-defined]
+        return [v for v, _ in items], any(changed for _, changed in items)
+    return value, False
+
+
+_NOT_NULL = {pa.types.is_integer: 0, pa.types.is_floating: 0.0, pa.types.is_string: "", pa.types.is_boolean: False}
+
+
+def fit_row(row: dict, schema: pa.Schema) -> tuple[dict, int]:
+    """The row with every column of `schema` fitted to its type, and how many values were changed."""
+    out, changed = {}, 0
+    for f in schema:
+        value, fixed = fit_value(row.get(f.name), f.type)
+        if value is None and not f.nullable:
+            value = next((v for test, v in _NOT_NULL.items() if test(f.type)), value)
+            fixed = True
+        out[f.name] = value
+        changed += fixed
+    return out, changed
+
+
+def _content_row(b: Block) -> dict:
+    """A block's own columns, before they are fitted."""
     box = b.bbox
     return {
-        "source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format,
         "seq": b.seq, "page": b.page,
         "x0": box.x0 if box else None, "y0": box.y0 if box else None,
         "x1": box.x1 if box else None, "y1": box.y1 if box else None,
-        "kind": b.kind, "text": _utf8(b.text), "orig_text": _utf8(b.orig_text), "drop_reason": b.drop_reason,
+        "kind": b.kind, "text": b.text, "orig_text": b.orig_text, "drop_reason": b.drop_reason,
         "level": b.level, "anchor": b.anchor, "meta": list(b.meta),
     }
+
+
+def _fit_block(row: dict, schema: pa.Schema) -> tuple[dict, int]:
+    """A block row fitted to `schema`; a box with any coordinate that is no finite number is no box."""
+    row, changed = fit_row(row, schema)
+    if any(row[c] is None for c in _BOX) and any(row[c] is not None for c in _BOX):
+        row.update(dict.fromkeys(_BOX))
+        changed += 1
+    return row, changed
+
+
+def block_to_row(ref: DocRef, b: Block) -> dict:
+    """One BLOCKS_SCHEMA row, fitted to the schema."""
+    row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format, **_content_row(b)}
+    return _fit_block(row, BLOCKS_SCHEMA)[0]
+
+
+def blocks_to_content(blocks: Iterable[Block]) -> tuple[pa.Table, int]:
+    """A CONTENT_SCHEMA table of one document's blocks, and how many values had to be changed to fit."""
+    rows, changed = [], 0
+    for b in blocks:
+        row, n = _fit_block(_content_row(b), CONTENT_SCHEMA)
+        rows.append(row)
+        changed += n
+    return pa.Table.from_pylist(rows, schema=CONTENT_SCHEMA), changed
+
+
+def content_to_blocks_table(ref: DocRef, content: pa.Table) -> pa.Table:
+    """The BLOCKS_SCHEMA table of one document: its content with the document's columns in front."""
+    n = content.num_rows
+    doc_cols = [pa.array([getattr(ref, f.name)] * n, f.type) for f in DOC_FIELDS]
+    return pa.Table.from_arrays([*doc_cols, *content.columns], schema=BLOCKS_SCHEMA)
+
+
+@dataclass(frozen=True, slots=True)
+class DocPayload:
+    """One parsed document on its way from its worker into the tables: the blocks as Arrow IPC bytes
+    (CONTENT_SCHEMA, every value fitted) and the report's DOCS_SCHEMA columns (`report_fields`)."""
+
+    content: bytes
+    report: dict
+
+    def blocks(self) -> pa.Table:
+        """The CONTENT_SCHEMA table."""
+        return pa.ipc.open_stream(self.content).read_all()
+
+
+def extraction_to_payload(blocks: list[Block], report: DocReport) -> DocPayload:
+    """A backend's blocks (in seq order) and report, fitted to the tables' types; whatever had to be
+    clamped or nulled flags the document `value_clamped`."""
+    content, changed = blocks_to_content(sorted(blocks, key=lambda b: b.seq))
+    fields = report_fields(report)
+    if changed and CLAMPED_FLAG not in fields["flags"]:
+        fields["flags"].append(CLAMPED_FLAG)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, CONTENT_SCHEMA) as writer:
+        writer.write_table(content)
+    return DocPayload(sink.getvalue().to_pybytes(), fields)
 
 
 def row_to_block(row: dict) -> Block:
@@ -182,18 +306,29 @@ def table_to_blocks(table: pa.Table) -> Iterator[tuple[DocRef, Block]]:
         yield DocRef(row["source"], row["doc_id"], row["path"], row["format"]), row_to_block(row)
 
 
-def report_to_row(ref: DocRef, report: DocReport | None, *, status: str, error: str | None,
+_REPORT_FIELDS = (*_REPORT_COUNTS, "flags", "part_errors", "method")
+
+
+def report_fields(report: DocReport) -> dict:
+    """The DOCS_SCHEMA columns a backend's report fills, fitted to their types; a value that had to
+    be clamped flags the document `value_clamped`."""
+    raw = {name: getattr(report, name) for name in _REPORT_FIELDS}
+    raw["flags"], raw["part_errors"] = list(report.flags), list(report.part_errors)
+    row, changed = fit_row(raw, pa.schema([DOCS_SCHEMA.field(n) for n in _REPORT_FIELDS]))
+    if changed and CLAMPED_FLAG not in row["flags"]:
+        row["flags"].append(CLAMPED_FLAG)
+    return row
+
+
+def report_to_row(ref: DocRef, report: DocReport | dict | None, *, status: str, error: str | None,
                   parser_version: str, parse_seconds: float) -> dict:
-    """One DOCS_SCHEMA row."""
+    """One DOCS_SCHEMA row; `report` is a backend's report or its fields as `report_fields` made them."""
     row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format,
            "status": status, "error": error, "parser_version": parser_version,
-           "parse_seconds": round(parse_seconds, 4)}
-    for name in _REPORT_COUNTS:
-        row[name] = getattr(report, name) if report else None
-    row["flags"] = list(report.flags) if report else []
-    row["part_errors"] = list(report.part_errors) if report else []
-    row["method"] = report.method if report else None
-    return row
+           "parse_seconds": round(parse_seconds, 4), **dict.fromkeys(_REPORT_FIELDS), "flags": [], "part_errors": []}
+    if report is not None:
+        row.update(report if isinstance(report, dict) else report_fields(report))
+    return fit_row(row, DOCS_SCHEMA)[0]
 
 
 def row_to_report(row: dict) -> DocReport:

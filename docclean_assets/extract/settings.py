@@ -408,7 +408,11 @@ class LimitSettings:
 
     timeout_s: float = 120.0  # wall-clock seconds one document may take to parse
     memory_mb: int = 4096  # address-space ceiling of the worker process, MiB (numpy and PDFium reserve ~1 GiB of address space before any work)
-    max_bytes: int = 200 * 1024 * 1024  # larger files are refused unread
+    max_bytes: int = 200 * 1024 * 1024  # larger files are refused unread, from their size alone
+    # Characters of text (text plus orig_text of every block) one document may yield; a larger
+    # result is refused in its worker, so the parent's linear later stages stay bounded. The
+    # largest corpus document yields 1.6 M characters; 50 M is a 15,000-page book.
+    max_text_chars: int = 50_000_000
     workers: int = 0  # parallel parse processes; 0 = one per core
     # Total uncompressed size of a DOCX/PPTX package per its zip directory, MiB; checked before any
     # part is decompressed. The largest corpus package unpacks to 15 MiB (bug65649.docx).
