@@ -98,9 +98,13 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         with docclean.store.locked(src.name):  # the parsed pair from one commit
             blocks = _read(docclean, "parsed_blocks", src.name, BLOCKS_SCHEMA)
             docs = _read(docclean, "parsed_documents", src.name, DOCS_SCHEMA)
-        table = pipeline.boilerplate_table(src.name, blocks, docs, docclean.config.settings)
+        errors: dict[str, str] = {}
+        table = pipeline.boilerplate_table(src.name, blocks, docs, docclean.config.settings, errors)
         path = docclean.store.write("boilerplate_sets", src.name, table)
+        for doc_path, error in errors.items():
+            context.log.warning(f"{src.name}/{doc_path}: {error}")
         return _result(path, table, BOILERPLATE_SCHEMA, scopes=dg.MetadataValue.json(pipeline.count_by(table, "scope")),
+                       errors=dg.MetadataValue.json(errors),
                        preview=_preview(table, ["scope", "band", "example", "count", "out_of", "drop_reason"]))
 
     @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[parsed_blocks, boilerplate_sets],

@@ -6,7 +6,7 @@ import hashlib
 import json
 import time
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -200,8 +200,10 @@ def parse_source(source: Source, raw: pa.Table, previous_blocks: pa.Table | None
     return blocks, docs, out.stats
 
 
-def boilerplate_table(source: str, blocks: pa.Table, docs: pa.Table, settings: Settings) -> pa.Table:
-    """Repeated texts of a source: running heads per document, and the template across HTML pages."""
+def boilerplate_table(source: str, blocks: pa.Table, docs: pa.Table, settings: Settings,
+                      errors: dict[str, str] | None = None) -> pa.Table:
+    """Repeated texts of a source: running heads per document, and the template across HTML pages.
+    A document whose repeats cannot be found keeps all its blocks; `errors` gets path -> why."""
     s = settings.boilerplate
     grouped = group_blocks(blocks)
     reports = {(r["doc_id"], r["path"]): r for r in docs.to_pylist() if r["status"] == "ok"}
@@ -214,7 +216,11 @@ def boilerplate_table(source: str, blocks: pa.Table, docs: pa.Table, settings: S
         if row["format"] == "html":
             html_docs.append((key[1], doc_blocks))
         elif row["pages"]:
-            repeats.extend(blocks_to_page_repeats(key[0], doc_blocks, row["pages"], s))
+            try:
+                repeats.extend(blocks_to_page_repeats(key[0], doc_blocks, row["pages"], s))
+            except Exception as exc:  # noqa: BLE001 - one document's bug costs its furniture removal only
+                if errors is not None:
+                    errors[key[1]] = f"running heads not searched ({type(exc).__name__}: {exc})"
     repeats.extend(docs_to_template_repeats(html_docs, s))
     rows = [{**asdict(r), "source": source, "seen_in": list(r.seen_in)} for r in repeats]
     return pa.Table.from_pylist(rows, schema=BOILERPLATE_SCHEMA)
@@ -233,10 +239,23 @@ def normalized_table(blocks: pa.Table, boilerplate: pa.Table, settings: Settings
     items: list[tuple[DocRef, Block]] = []
     for key, doc_blocks in group_blocks(blocks).items():
         ref = refs[key]
-        kept = apply_repeats(ref.doc_id, doc_blocks, repeats if ref.format == "html" else page_repeats,
-                             settings.boilerplate)
-        items.extend((ref, b) for b in normalize_blocks(kept, settings.normalize))
+        try:
+            kept = apply_repeats(ref.doc_id, doc_blocks, repeats if ref.format == "html" else page_repeats,
+                                 settings.boilerplate)
+            items.extend((ref, b) for b in normalize_blocks(kept, settings.normalize))
+        except Exception as exc:  # noqa: BLE001 - the document keeps its parsed blocks, marked
+            why = (STAGE_ERROR, f"normalisation: {type(exc).__name__}: {exc}")
+            items.extend((ref, replace(b, meta=(*b.meta, why))) for b in doc_blocks)
     return blocks_to_table(items)
+
+
+# meta key on the blocks of a document a later stage could not process (they stay as parsed).
+STAGE_ERROR = "stage_error"
+STAGE_FAILED_FLAG = "stage_failed"
+
+
+def _stage_error(blocks: list[Block]) -> str | None:
+    return blocks[0].get_meta(STAGE_ERROR) if blocks else None
 
 
 def quality_table(raw: pa.Table, docs: pa.Table, normalized: pa.Table, source: Source, settings: Settings) -> tuple[pa.Table, Band | None]:
@@ -249,10 +268,14 @@ def quality_table(raw: pa.Table, docs: pa.Table, normalized: pa.Table, source: S
         report = row_to_report(d)
         row = {c: d.get(c) for c in QUALITY_SCHEMA.names if c in d}
         if d["status"] == "ok":
-            row.update(document_figures(grouped.get(key, []), report))
+            blocks = grouped.get(key, [])
+            row.update(document_figures(blocks, report))
             row["drop_counts"] = list(row["drop_counts"].items())
             if report.deletions or report.insertions or report.moves:
                 report.flag("has_revisions")
+            if (stage_error := _stage_error(blocks)) is not None:
+                report.flag(STAGE_FAILED_FLAG)
+                row["part_errors"] = [*(row.get("part_errors") or []), stage_error]
         else:
             row.update(kept_chars=0, retention_ratio=None, boilerplate_removed=0, drop_counts=[])
         if key in mismatch:
@@ -265,7 +288,7 @@ def quality_table(raw: pa.Table, docs: pa.Table, normalized: pa.Table, source: S
         ratio = r["retention_ratio"]
         if band is not None and ratio is not None and ratio < band.low:
             r["flags"] = [*r["flags"], "below_retention_band"]
-    return pa.Table.from_pylist(rows, schema=QUALITY_SCHEMA), band
+    return rows_to_table(rows, QUALITY_SCHEMA), band
 
 
 def count_by(table: pa.Table, column: str) -> dict[str, int]:

@@ -27,3 +27,30 @@ def crash_or_extract(blob: str, fmt: str, **options):
     if "crash" in os.path.basename(blob):
         os._exit(139)
     return extract_file(blob, fmt, **options)
+
+
+def absurd_values(blob: str, fmt: str, **options):
+    """A file named 'absurd*' extracts to values no column can hold (a page count of 1e11, a level of
+    2**31, an infinite box, a surrogate, a non-string meta value); others extract normally."""
+    from docclean_assets.extract.model import BBox, Block, DocReport, Extraction
+
+    if "absurd" not in os.path.basename(blob):
+        return extract_file(blob, fmt, **options)
+    report = DocReport(format=fmt, pages=99_999_999_999, raw_chars=1 << 70, ocr_confidence=float("nan"),
+                       flags=["odd\udcff"])
+    blocks = [
+        Block(kind="paragraph", text="Readable text with a broken \udcff byte.", seq=0, page=1 << 40,
+              bbox=BBox(0.0, 0.0, float("inf"), 10.0), level=2_147_483_647 + 1, anchor=-(1 << 40),
+              meta=(("font_size", 11),)),
+        Block(kind="paragraph", text="A second, ordinary paragraph.", seq=1, page=1),
+    ]
+    return Extraction(blocks, report)
+
+
+def unwritable_meta(blob: str, fmt: str, **options):
+    """A file named 'unwritable*' extracts to a block whose meta is no list of pairs at all."""
+    from docclean_assets.extract.model import Block, DocReport, Extraction
+
+    if "unwritable" not in os.path.basename(blob):
+        return extract_file(blob, fmt, **options)
+    return Extraction([Block(kind="paragraph", text="x", meta=(("a", "b", "c"),))], DocReport(format=fmt))

@@ -110,3 +110,27 @@ def test_alternate_head_in_the_same_slot_is_a_running_head():
     out = {b.text: b.drop_reason for b in apply_repeats("d", blocks, repeats, S)}
     assert out["Okafor & Lindqvist · Notebook Practices"] == "running_head"
     assert out["4 Discussion"] is None
+
+
+def test_a_pages_only_line_is_its_content_not_furniture():
+    # a divider-page document: each page holds one line, in the top band, of the same shape
+    blocks = [_b(f"Part {p}", p, 30, 42, seq=p) for p in range(1, 6)]
+    repeats = blocks_to_page_repeats("d", blocks, 5, S)
+    assert repeats == []
+    assert all(b.drop_reason is None for b in apply_repeats("d", blocks, repeats, S))
+
+
+def test_a_running_head_alone_on_a_page_stays_while_its_repeats_go():
+    blocks = _doc(5) + [_b("Journal of Irreproducible Results, Vol. 3", 6, 30, 42, seq=99)]
+    repeats = blocks_to_page_repeats("d", blocks, 6, S)
+    out = apply_repeats("d", blocks, repeats, S)
+    heads = [b for b in out if b.text.startswith("Journal")]
+    assert [b.drop_reason for b in heads if b.page <= 5] == ["running_head"] * 5
+    assert [b.drop_reason for b in heads if b.page == 6] == [None]
+
+
+def test_a_short_documents_only_line_is_not_furniture():
+    meta = (*META, ("font_size", "10"))
+    lone = Block("paragraph", "Minutes of the annual meeting", seq=0, page=1, bbox=BBox(72, 30, 300, 42), meta=meta)
+    repeats = blocks_to_page_repeats("d", [lone], 1, S)
+    assert repeats == []
