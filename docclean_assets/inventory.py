@@ -80,6 +80,9 @@ def _file_row(source: str, rel: str, full: Path, limits: LimitSettings) -> dict:
     except OSError as exc:
         return _row(source, path, blob, claimed, dt.datetime.now(tz=dt.UTC), size=None, fmt=None,
                     content_id=None, error=f"unreadable: {exc.strerror or exc}")
+    except Exception as exc:  # noqa: BLE001 - a file that breaks sniffing costs its own row only
+        return _row(source, path, blob, claimed, dt.datetime.now(tz=dt.UTC), size=None, fmt=None,
+                    content_id=None, error=f"unreadable: {type(exc).__name__}: {exc}")
 
 
 def _head(path: Path) -> bytes:

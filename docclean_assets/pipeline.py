@@ -249,6 +249,7 @@ def normalized_table(blocks: pa.Table, boilerplate: pa.Table, settings: Settings
     return blocks_to_table(items)
 
 
+DOC_COLUMNS = ("source", "doc_id", "path", "format")
 # meta key on the blocks of a document a later stage could not process (they stay as parsed).
 STAGE_ERROR = "stage_error"
 STAGE_FAILED_FLAG = "stage_failed"
@@ -264,24 +265,11 @@ def quality_table(raw: pa.Table, docs: pa.Table, normalized: pa.Table, source: S
     mismatch = {(r["doc_id"], r["path"]) for r in raw.to_pylist() if r["format_mismatch"]}
     rows = []
     for d in docs.to_pylist():
-        key = (d["doc_id"], d["path"])
-        report = row_to_report(d)
-        row = {c: d.get(c) for c in QUALITY_SCHEMA.names if c in d}
-        if d["status"] == "ok":
-            blocks = grouped.get(key, [])
-            row.update(document_figures(blocks, report))
-            row["drop_counts"] = list(row["drop_counts"].items())
-            if report.deletions or report.insertions or report.moves:
-                report.flag("has_revisions")
-            if (stage_error := _stage_error(blocks)) is not None:
-                report.flag(STAGE_FAILED_FLAG)
-                row["part_errors"] = [*(row.get("part_errors") or []), stage_error]
-        else:
-            row.update(kept_chars=0, retention_ratio=None, boilerplate_removed=0, drop_counts=[])
-        if key in mismatch:
-            report.flag("format_mismatch")
-        row["flags"] = report.flags
-        rows.append(row)
+        try:
+            rows.append(_quality_row(d, grouped.get((d["doc_id"], d["path"]), []), (d["doc_id"], d["path"]) in mismatch))
+        except Exception as exc:  # noqa: BLE001 - one document's figures cannot cost the source its report
+            rows.append({**{c: d.get(c) for c in DOC_COLUMNS}, "status": "failed", "flags": [STAGE_FAILED_FLAG],
+                         "retention_ratio": None, "error": f"quality figures could not be computed ({type(exc).__name__}: {exc})"})
     ratios = [r["retention_ratio"] for r in rows if r["status"] == "ok" and r["retention_ratio"] is not None]
     band = band_for(source.retention_band, ratios, settings.quality)
     for r in rows:
@@ -289,6 +277,26 @@ def quality_table(raw: pa.Table, docs: pa.Table, normalized: pa.Table, source: S
         if band is not None and ratio is not None and ratio < band.low:
             r["flags"] = [*r["flags"], "below_retention_band"]
     return rows_to_table(rows, QUALITY_SCHEMA), band
+
+
+def _quality_row(d: dict, blocks: list[Block], mismatch: bool) -> dict:
+    """The quality_report row of one document from its parsed_documents row and normalised blocks."""
+    report = row_to_report(d)
+    row = {c: d.get(c) for c in QUALITY_SCHEMA.names if c in d}
+    if d["status"] == "ok":
+        row.update(document_figures(blocks, report))
+        row["drop_counts"] = list(row["drop_counts"].items())
+        if report.deletions or report.insertions or report.moves:
+            report.flag("has_revisions")
+        if (stage_error := _stage_error(blocks)) is not None:
+            report.flag(STAGE_FAILED_FLAG)
+            row["part_errors"] = [*(row.get("part_errors") or []), stage_error]
+    else:
+        row.update(kept_chars=0, retention_ratio=None, boilerplate_removed=0, drop_counts=[])
+    if mismatch:
+        report.flag("format_mismatch")
+    row["flags"] = report.flags
+    return row
 
 
 def count_by(table: pa.Table, column: str) -> dict[str, int]:

@@ -227,6 +227,17 @@ def test_a_later_stage_failing_on_one_document_costs_that_document(tmp_path, mon
     assert "stage_failed" in rows["bad.html"]["flags"] and "stage_failed" not in rows["good.html"]["flags"]
     assert rows["bad.html"]["part_errors"] == ["normalisation: ValueError: a bug in a stage"]
     assert rows["bad.html"]["kept_chars"] > 0
+    real_figures = pipeline.document_figures
+
+    def poisoned_figures(blocks, report):
+        if any("Poisoned" in b.text for b in blocks):
+            raise ZeroDivisionError("a bug in the figures")
+        return real_figures(blocks, report)
+
+    monkeypatch.setattr(pipeline, "document_figures", poisoned_figures)
+    rows = {r["path"]: r for r in pipeline.quality_table(raw, docs_table, normalized, src, settings)[0].to_pylist()}
+    assert rows["bad.html"]["status"] == "failed" and rows["good.html"]["status"] == "ok"
+    assert rows["bad.html"]["error"] == "quality figures could not be computed (ZeroDivisionError: a bug in the figures)"
 
 
 def test_schemas_accept_what_the_inventory_writes(tmp_path):
