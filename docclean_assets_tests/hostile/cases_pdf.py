@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import zlib
 
-from reportlab.pdfbase.pdfmetrics import stringWidth
-
 from docclean_assets_tests.fixtures.build_pdf import Style, wrap
 from docclean_assets_tests.fixtures.pdf_text import REPORT_SECTIONS, plain
 from docclean_assets_tests.hostile.cases import _pdf, _stream
@@ -96,8 +94,8 @@ def rotated_page_pdf(rotate: int, text_turn: int, paragraphs: list[str] = ROTATE
     `text_turn` degrees counter-clockwise in user space: text_turn 0 is upright in user space (so
     shown sideways or upside down when rotate is not 0), text_turn == rotate is shown upright.
     `stamp` adds an arXiv-style stamp along the left margin, drawn at 90 degrees to the text;
-    `picture` (an image of text, drawn at 200 dpi upright with the text) goes in the left column's
-    free space under its paragraphs (see `picture_box`)."""
+    `picture` (an image of text, drawn at 200 dpi upright with the text) goes at the foot of the
+    left column (see `picture_box`; leave it room: four paragraphs, not six)."""
     width, height = (MEDIA_W, MEDIA_H) if text_turn in (0, 180) else (MEDIA_H, MEDIA_W)
     lines = two_column_lines(paragraphs, width, height)
     content = b"".join(_show(t, x, y, text_turn) for t, x, y in lines)
@@ -124,11 +122,10 @@ def picture_box(picture, height: float) -> tuple[float, float, float, float]:  #
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
-def expanding_glyph_pdf(expansion: int = 250, glyphs: int = 600, per_line: int = 60, alphabet: str = ALPHABET,
-                        separator: bytes = b"", pages: int = 1) -> bytes:
-    """Pages of `glyphs` glyphs each of one code whose ToUnicode CMap maps it to `expansion`
-    characters (a cycle of `alphabet`, UTF-16BE), `per_line` glyphs to a line of 7 pt Helvetica,
-    `separator` (codes the font's own encoding maps, say b" ") between glyphs."""
+def expanding_glyph_pdf(expansion: int = 250, glyphs: int = 600, per_line: int = 60, alphabet: str = ALPHABET) -> bytes:
+    """One page of `glyphs` glyphs of one code whose ToUnicode CMap (a bfchar entry) maps it to
+    `expansion` characters (a cycle of `alphabet`, UTF-16BE), `per_line` glyphs to a line of 7 pt
+    Helvetica."""
     letters = "".join(alphabet[k % len(alphabet)] for k in range(expansion))
     cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Expand def "
             b"1 begincodespacerange <00> <FF> endcodespacerange\n"
@@ -138,10 +135,10 @@ def expanding_glyph_pdf(expansion: int = 250, glyphs: int = 600, per_line: int =
     y = MEDIA_H - 40
     for start in range(0, glyphs, per_line):
         n = min(per_line, glyphs - start)
-        lines.append(b"BT /F1 7 Tf 30 %.1f Td (%s) Tj ET\n" % (y, separator.join([b"A"] * n)))
+        lines.append(b"BT /F1 7 Tf 30 %.1f Td (%s) Tj ET\n" % (y, b"A" * n))
         y -= 9
-    font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode %d 0 R >>" % (4 + 2 * pages)
-    return _pages_pdf([b"".join(lines)] * pages, font, [_stream(cmap)])
+    font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>"  # the first extra object
+    return _pages_pdf([b"".join(lines)], font, [_stream(cmap)])
 
 
 def long_token_pdf(token: str, size: float = 1.0) -> bytes:
@@ -156,6 +153,25 @@ def long_token_pdf(token: str, size: float = 1.0) -> bytes:
     return _pages_pdf([b"".join(lines)])
 
 
-def line_width(text: str, size: float = SIZE) -> float:
-    """Width of `text` in the fixtures' font."""
-    return stringWidth(text, FONT, size)
+# Long runs of one kind of character (200,000 of them, with and without a leading marker) for the
+# text stages: a token without spaces (DNA, base64, CJK), blanks, figures, dots, hyphens, markers.
+RUN = 200_000
+LONG_RUNS: dict[str, str] = {
+    "letters": "a" * RUN,
+    "cjk": "\u6f22" * RUN,
+    "hebrew": "\u05d0" * RUN,
+    "spaces": " " * RUN + "x",
+    "tabs": "\t" * RUN + "x",
+    "digits": "1" * RUN,
+    "dots": "." * RUN,
+    "hyphens": "-" * RUN,
+    "stars": "*" * RUN,
+    "numbering": "1." * (RUN // 2),
+    "spaced_dots": ". " * (RUN // 2),
+    "words": "ab " * (RUN // 3),
+    "caption": "Figure " + "1" * RUN,
+    "bullet": "\u2022" + " " * RUN,
+    "marker": "1" + " " * RUN,
+    "cid": "(cid:" + "1" * RUN,
+    "tags": "<" * RUN + "<a" * (RUN // 2),
+}
