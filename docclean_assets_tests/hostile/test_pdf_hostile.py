@@ -115,6 +115,15 @@ def test_picture_on_a_turned_page_is_read_upright_and_boxed_in_the_page_frame():
     assert _body(result.blocks) == P.ROTATED_PARAGRAPHS[:4]
 
 
+@pytest.mark.skipif(engine_path("tesseract") is None, reason="tesseract-ocr is not installed")
+def test_forced_ocr_renders_a_turned_page_upright():
+    paragraphs = P.ROTATED_PARAGRAPHS[:2]
+    result = _extract(P.rotated_page_pdf(90, 0, paragraphs=paragraphs), ocr="force")
+    read = [b for b in result.blocks if b.get_meta("ocr") == "tesseract"]
+    assert read and {b.get_meta(PAGE_TURN_META) for b in read} == {"270"}
+    assert recall(" ".join(paragraphs), " ".join(b.text for b in read)) >= MIN_RECALL
+
+
 # ---------------------------------------------------------------------- text stages, long runs
 DEADLINE_S = 60.0  # a hang guard, far above the linear cost (well under a second per input here)
 

@@ -149,7 +149,7 @@ def _overlap(quote: str, pool: str, min_overlap: float) -> Match | None:
     for w in words:
         held.append(held[-1] + (w in qset))
     counts = {i: held[min(i + window, len(words))] - held[i] for i, w in enumerate(words) if w in qset}
-    starts = sorted(i for i, n in counts.items() if n >= need)
+    starts = [i for i, n in counts.items() if n >= need]  # in pool order
     if len(starts) > _OVERLAP_MAX_PASSAGES:
         starts = sorted(heapq.nlargest(_OVERLAP_MAX_PASSAGES, starts, key=lambda i: (counts[i], -i)))
     best: Match | None = None
