@@ -12,6 +12,7 @@ MEDIA_W, MEDIA_H = 612.0, 792.0  # user space of every generated page (the Media
 FONT, SIZE, LEADING, PARA_GAP = "Helvetica", 10.0, 13.0, 9.0
 MARGIN, GUTTER = 54.0, 30.0
 STAMP = "arXiv:2401.01234v2 [cs.DL] 14 Feb 2024"
+STAMP_2 = "Downloaded from https://harbour.example.org by Riverside Library on 3 May 2024"
 
 # Six paragraphs of the report sample's prose: three per column.
 ROTATED_PARAGRAPHS: list[str] = [plain(p) for _, paras in REPORT_SECTIONS[1:3] for p in paras][:6]
@@ -89,18 +90,19 @@ def _gray_image(img) -> bytes:  # noqa: ANN001 - a PIL image
 
 
 def rotated_page_pdf(rotate: int, text_turn: int, paragraphs: list[str] = ROTATED_PARAGRAPHS,
-                     stamp: bool = False, picture=None) -> bytes:  # noqa: ANN001 - a PIL image
+                     stamp: int = 0, picture=None) -> bytes:  # noqa: ANN001 - a PIL image
     """One page with /Rotate `rotate` whose two columns of `paragraphs` are upright in a frame turned
     `text_turn` degrees counter-clockwise in user space: text_turn 0 is upright in user space (so
     shown sideways or upside down when rotate is not 0), text_turn == rotate is shown upright.
-    `stamp` adds an arXiv-style stamp along the left margin, drawn at 90 degrees to the text;
+    `stamp` adds that many lines (1 or 2) of stamps along the left margin, drawn at 90 degrees to
+    the text one after the other;
     `picture` (an image of text, drawn at 200 dpi upright with the text) goes at the foot of the
     left column (see `picture_box`; leave it room: four paragraphs, not six)."""
     width, height = (MEDIA_W, MEDIA_H) if text_turn in (0, 180) else (MEDIA_H, MEDIA_W)
     lines = two_column_lines(paragraphs, width, height)
     content = b"".join(_show(t, x, y, text_turn) for t, x, y in lines)
-    if stamp:  # baseline up the left margin of the text's frame
-        content += _show(STAMP, MARGIN / 2, height / 2 - 100, text_turn, 12, quarter=1)
+    for k, text in enumerate((STAMP, STAMP_2)[:stamp]):  # baselines up the left margin of the text's frame
+        content += _show(text, MARGIN / 2 - 14 * k, height / 2 - 100 - 60 * k, text_turn, 10, quarter=1)
     image = None
     if picture is not None:
         x0, top, x1, bottom = picture_box(picture, height)

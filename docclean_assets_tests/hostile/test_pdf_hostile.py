@@ -82,11 +82,21 @@ def test_page_whose_text_is_all_drawn_turned_reads_in_its_own_frame(turn):
 def test_a_sideways_stamp_beside_the_text_stays_a_rotated_margin_note(rotate, turn):
     """Sideways text that is a minority of the page (an arXiv stamp) keeps today's reading: one
     margin note at 90 degrees to the text, the body unchanged."""
-    result = _extract(P.rotated_page_pdf(rotate, turn, stamp=True))
+    result = _extract(P.rotated_page_pdf(rotate, turn, stamp=1))
     assert _body(result.blocks) == P.ROTATED_PARAGRAPHS
     notes = [b for b in result.blocks if b.kind == "margin_note"]
     assert [(b.text, b.get_meta("rotation_deg")) for b in notes] == [(P.STAMP, "90")]
     assert notes[0].bbox.x1 < result.blocks[0].bbox.x0  # in the left margin of the text's frame
+
+
+@pytest.mark.parametrize("rotate, turn", [(0, 0), (90, 0), (270, 270)])
+def test_two_sideways_stamps_drawn_one_after_the_other_are_two_lines(rotate, turn):
+    """A run of chars at one vertical angle holding two lines is split into them, not read as one
+    line whose letters interleave."""
+    result = _extract(P.rotated_page_pdf(rotate, turn, stamp=2))
+    assert _body(result.blocks) == P.ROTATED_PARAGRAPHS
+    notes = sorted((b for b in result.blocks if b.kind == "margin_note"), key=lambda b: b.bbox.x0)
+    assert [(b.text, b.get_meta("rotation_deg")) for b in notes] == [(P.STAMP_2, "90"), (P.STAMP, "90")]
 
 
 def test_inspect_draws_a_turned_page_in_the_frame_of_its_boxes(tmp_path):
