@@ -247,17 +247,15 @@ def reading_turn(chars: list[Char], settings: PdfSettings) -> int:
     is upright: 0 unless more than `page_turn_min_fraction` of at least `page_turn_min_chars`
     non-space chars run along one other axis direction (a page whose /Rotate shows its text
     sideways, or whose text is drawn sideways on an upright page)."""
-    counts: Counter[int] = Counter()
-    n = 0
-    for c in chars:
-        if c.text.isspace():
-            continue
-        n += 1
-        quarter = round(c.angle / 90.0)
-        if abs(c.angle - 90.0 * quarter) <= settings.rotated_min_angle_deg:
-            counts[quarter % 4] += 1
+    angles = Counter(c.angle for c in chars if not c.text.isspace())  # few distinct: one per text object
+    n = sum(angles.values())
     if n < settings.page_turn_min_chars:
         return 0
+    counts: Counter[int] = Counter()
+    for angle, k in angles.items():
+        quarter = round(angle / 90.0)
+        if abs(angle - 90.0 * quarter) <= settings.rotated_min_angle_deg:
+            counts[quarter % 4] += k
     quarter, count = max(counts.items(), key=lambda kv: (kv[1], -kv[0]), default=(0, 0))
     return 90 * quarter if quarter and count > settings.page_turn_min_fraction * n else 0
 

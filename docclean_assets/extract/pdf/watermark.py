@@ -84,8 +84,6 @@ def _run_lines(run: list[Char], settings: PdfSettings) -> list[list[Char]]:
     more than `line_overlap_ratio` x font size (a stamp of two lines, column headers set vertically:
     drawn one after the other at one angle). Diagonal runs stay whole: their lines' first-to-last
     baseline tells side-by-side headers (set at 45 degrees above table columns) from a watermark."""
-    if not run:
-        return []
     median = statistics.median(c.angle for c in run)
     if _off_axis(median) > settings.rotated_min_angle_deg:
         return [run]
@@ -108,6 +106,8 @@ def split_chars(chars: list[Char], body_size: float, settings: PdfSettings) -> C
     run: list[Char] = []
 
     def close_run() -> None:
+        if not run:
+            return
         back: list[Char] = []
         for line in _run_lines(run, settings):
             first, last = line[0], line[-1]
