@@ -200,13 +200,14 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from docclean_assets.extract.api import ExtractionError
-    from docclean_assets.extract.inspect import draw_blocks, render_page
+    from docclean_assets.extract.inspect import draw_blocks, page_turn, render_page
 
     try:
         fmt, _, blocks = clean_file(args.file)
         if fmt != "pdf":
             raise ExtractionError(f"inspect draws PDF pages; this file is {fmt}")
-        image = draw_blocks(render_page(Path(args.file).read_bytes(), args.page, args.dpi), blocks, args.page, args.dpi)
+        page = render_page(Path(args.file).read_bytes(), args.page, args.dpi, page_turn(blocks, args.page))
+        image = draw_blocks(page, blocks, args.page, args.dpi)
     except (ExtractionError, OSError, ValueError) as exc:
         print(f"{args.file}: error: {exc}", file=sys.stderr)
         return 1

@@ -31,7 +31,8 @@ class PdfPlan:
 
 def plan_pdf(data: bytes, limits: LimitSettings) -> PdfPlan:
     """Refuse a PDF with more than `pdf_max_pages` pages; blank every page holding more than
-    `pdf_max_page_chars` characters (its text is kept as plain lines, see `merge_flooded`).
+    `pdf_max_page_chars` non-space characters or `pdf_max_page_codepoints` characters of any kind,
+    as its glyphs expand through ToUnicode (its text is kept as plain lines, see `merge_flooded`).
     Files PDFium cannot open go to the backend unchanged: it words their error."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
@@ -53,9 +54,10 @@ def plan_pdf(data: bytes, limits: LimitSettings) -> PdfPlan:
                 continue  # an unloadable page: the backend flags or words it
             try:
                 text_page = page.get_textpage()
-                if text_page.count_chars() > limits.pdf_max_page_chars:
+                n = text_page.count_chars()  # code points, a glyph's whole expansion included
+                if n > limits.pdf_max_page_chars:
                     text = text_page.get_text_range()
-                    if count_chars(text) > limits.pdf_max_page_chars:
+                    if n > limits.pdf_max_page_codepoints or count_chars(text) > limits.pdf_max_page_chars:
                         flooded[i + 1] = text
                 text_page.close()
             except pdfium.PdfiumError:
@@ -89,14 +91,15 @@ def _blank_pages(pdf, pages: dict[int, str]) -> bytes:  # noqa: ANN001 - a pypdf
 
 
 def merge_flooded(result: Extraction, plan: PdfPlan) -> Extraction:
-    """The backend's blocks with each flooded page's text inserted as plain paragraphs, in page order."""
+    """The backend's blocks with each flooded page's text inserted as plain paragraphs (one per line,
+    whitespace runs collapsed), in page order."""
     if plan.encrypted:
         result.report.flag(ENCRYPTED_FLAG)
     if not plan.flooded:
         return result
     extra = []
     for page, text in sorted(plan.flooded.items()):
-        lines = [ln.strip() for ln in text.replace("\r\n", "\n").split("\n")]
+        lines = [" ".join(ln.split()) for ln in text.replace("\r\n", "\n").split("\n")]
         extra += [Block(kind=Kind.PARAGRAPH, text=ln, page=page, meta=(("degraded", CHAR_CAP_FLAG),)) for ln in lines if ln]
         result.report.raw_chars += count_chars(text)
     blocks = sorted(result.blocks + extra, key=lambda b: b.page or 0)  # stable: each page keeps its order

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from docclean_assets.extract.model import BBox, Block, Kind
+from docclean_assets.extract.pdf import PAGE_TURN_META
 
 # One colour per kind (RGB); dropped blocks are hatched in their kind's colour.
 KIND_COLOURS: dict[str, tuple[int, int, int]] = {
@@ -18,17 +19,27 @@ HATCH_STEP_PX = 8  # spacing of the diagonal lines that mark a dropped block
 LABEL_PX = 11  # height of the reading-order label box
 
 
-def render_page(data: bytes, page: int, dpi: float) -> Image.Image:
-    """The page (1-based) rendered at `dpi`, CropBox as the PDF viewer shows it."""
+def render_page(data: bytes, page: int, dpi: float, turn: int = 0) -> Image.Image:
+    """The page (1-based) rendered at `dpi`, CropBox as the PDF viewer shows it, turned `turn`
+    degrees clockwise further (the frame of blocks read from a turned page, see `page_turn`)."""
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(data)
     try:
         if not 1 <= page <= len(pdf):
             raise ValueError(f"page {page} out of range 1..{len(pdf)}")
-        return pdf[page - 1].render(scale=dpi / 72.0).to_pil().convert("RGB")
+        return pdf[page - 1].render(scale=dpi / 72.0, rotation=turn).to_pil().convert("RGB")
     finally:
         pdf.close()
+
+
+def page_turn(blocks: list[Block], page: int) -> int:
+    """Clockwise degrees from the page as displayed to the frame of its blocks' boxes: the PDF
+    backend reads a page whose text is sideways or upside down turned (meta `page_turn_deg`)."""
+    for b in blocks:
+        if b.page == page and b.get_meta(PAGE_TURN_META) is not None:
+            return int(b.get_meta(PAGE_TURN_META))
+    return 0
 
 
 def _hatch(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: tuple[int, int, int]) -> None:

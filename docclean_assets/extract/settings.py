@@ -99,6 +99,13 @@ class PdfSettings:
     rotated_min_angle_deg: float = 8.0
     # A rotated run needs at least this many chars to be a line of its own.
     rotated_min_chars: int = 3
+    # A page is read in the frame where its text is upright (the displayed page turned by a multiple
+    # of 90 degrees) when more than this fraction of its non-space chars run along one sideways or
+    # upside-down axis there, and it has at least `page_turn_min_chars` of them (half a line: fewer
+    # sideways labels decide nothing). Corpus pages with sideways text (arXiv and Federal Register
+    # margin stamps, rotated table headers) have at most 24% of it; a turned landscape page, ~100%.
+    page_turn_min_fraction: float = 0.5
+    page_turn_min_chars: int = 50
     # Large light-grey text: size >= this factor of the body size and grey lightness within
     # [watermark_min_lightness, watermark_max_lightness] (0 black, 1 white; white is excluded as it
     # is usually text on a dark banner); calibrated on reportlab/Word "DRAFT" stamps at 0.75-0.9.
@@ -154,6 +161,10 @@ class PdfSettings:
     pull_quote_min_tokens: int = 5
     pull_quote_page_window: int = 1
     pull_quote_min_overlap: float = 0.8
+    # ...and of at most this many words: pull quotes are one to three sentences (the corpus's has 6
+    # words, magazine ones 10-60); longer display text is a standfirst or an intro set large, and
+    # matching it against the body costs time quadratic in its length.
+    pull_quote_max_tokens: int = 120
     # Display text with more than this fraction of its words of 4+ letters capitalised is title case:
     # a heading named by a cross-reference, not a quote (calibrated on the IRS instructions and the
     # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
@@ -241,6 +252,7 @@ class PdfSettings:
             "margin_note_max_width_fraction",
             "pull_quote_min_overlap",
             "pull_quote_max_title_case_share",
+            "page_turn_min_fraction",
         )
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
@@ -428,6 +440,10 @@ class LimitSettings:
     # text comes as plain lines (flag page_char_cap). Dense legitimate pages (Federal Register,
     # 6 pt tables) carry 10-20k; layout analysis of a 200k-char page takes ~20 s.
     pdf_max_page_chars: int = 50_000
+    # ...or more than this many characters of any kind, whitespace included: a ToUnicode map may
+    # expand one glyph to thousands of characters (PDFium collapses runs of spaces, not of tabs, line
+    # breaks or other blanks). Corpus pages carry at most 1.75 characters per non-space one.
+    pdf_max_page_codepoints: int = 200_000
     # HTML larger than this, MiB, is refused: parse time grows with the square of the size (a page
     # of plain paragraphs: 1 MiB 1 s, 4 MiB 11 s, 8 MiB 43 s idle and 120 s on 2 busy cores), so 5 MiB
     # stays well inside timeout_s; real article pages weigh 0.05-3 MiB.
@@ -442,6 +458,8 @@ class LimitSettings:
             raise ValueError("timeout_s must be > 0 and memory_mb >= 256")
         if self.zip_max_ratio < 1 or self.zip_max_uncompressed_mib < 1 or self.pdf_max_pages < 1:
             raise ValueError("zip_max_ratio, zip_max_uncompressed_mib and pdf_max_pages must be >= 1")
+        if self.pdf_max_page_codepoints < self.pdf_max_page_chars:
+            raise ValueError("pdf_max_page_codepoints must be >= pdf_max_page_chars")
 
 
 @dataclass(frozen=True, slots=True)

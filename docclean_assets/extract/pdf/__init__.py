@@ -26,6 +26,7 @@ from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
+from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META
 from docclean_assets.extract.pdf.pullquotes import pages_to_pull_quotes
 from docclean_assets.extract.pdf.regions import (
     blocks_to_margin_notes,
@@ -41,7 +42,7 @@ from docclean_assets.extract.pdf.tables import page_to_ruled_tables
 from docclean_assets.extract.pdf.watermark import CharSplit, RotatedLine, split_chars
 from docclean_assets.extract.settings import PdfSettings, Settings
 
-__all__ = ["extract_pdf"]
+__all__ = ["PAGE_TURN_META", "extract_pdf"]
 
 
 def _rotated_block(r: RotatedLine, page: int) -> PBlock:
@@ -153,6 +154,8 @@ def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
         ("column", str(b.column)),
         *b.extra,
     ]
+    if info.turn:  # bbox and page size are in the page turned so that its text is upright
+        meta.insert(2, (PAGE_TURN_META, str(info.turn)))
     return Block(
         kind=b.kind,
         text=b.text,
@@ -179,8 +182,8 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     s = settings.pdf
     report = DocReport(format="pdf")
     trace: dict[str, dict[int, object]] = {
-        k: {} for k in ("chars", "graphics", "split", "asides", "words", "lines", "blocks", "gutters", "order",
-                        "tables")
+        k: {} for k in ("info", "chars", "graphics", "split", "asides", "words", "lines", "blocks", "gutters",
+                        "order", "tables")
     }
     pdf = open_pdf(data)
     try:
@@ -203,6 +206,7 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     per_page: list[tuple[PageInfo, list[PBlock]]] = []
     layouts: list[PageLayout] = []
     for info, chars, _raw, graphics in pages:
+        trace["info"][info.number] = info
         trace["chars"][info.number] = chars
         trace["graphics"][info.number] = graphics
         layout = _page_blocks(info, chars, graphics, body, s, trace)

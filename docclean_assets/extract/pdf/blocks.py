@@ -66,20 +66,20 @@ class PBlock:
 def join_lines(texts: list[str]) -> str:
     """Lines joined by one space; a hyphen ending a line after a letter becomes the soft-hyphen
     marker (the normalisation pass decides "distri-bution" vs "well-known" from the document)."""
-    out = ""
+    parts: list[str] = []  # non-empty; joined once, so linear however many lines end in a hyphen
     for t in texts:
         t = t.strip()
         if not t:
             continue
-        if not out:
-            out = t
-        elif out.endswith("-") and out[-2:-1].isalpha() and t[:1].isalpha():
-            out = out[:-1] + LINE_BREAK_HYPHEN + t
-        elif out.endswith("-"):
-            out += t
-        else:
-            out += " " + t
-    return out
+        last = parts[-1] if parts else ""
+        if not last.endswith("-"):
+            parts += (" ", t) if parts else (t,)
+            continue
+        before = last[-2] if len(last) > 1 else parts[-2][-1] if len(parts) > 1 else ""  # the char before the hyphen
+        if before.isalpha() and t[:1].isalpha():
+            parts[-1] = last[:-1] + LINE_BREAK_HYPHEN
+        parts.append(t)
+    return "".join(parts)
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:

@@ -11,7 +11,10 @@ PDFium specifics handled here:
   the same box: they are merged back into one Char (`text` holds all code points);
 - a hyphen that ends a line is reported as U+0002 and becomes "-" again;
 - boxes are PDFium's loose char boxes (advance width x font ascent/descent, like pdfminer's), not
-  the tight glyph outlines.
+  the tight glyph outlines;
+- boxes, origins and angles come in user space: they are turned into the page's reading frame,
+  the page as displayed (its /Rotate) turned further when most of its text would be sideways or
+  upside down there (`reading_turn`), so the later stages always see upright lines.
 """
 from __future__ import annotations
 
@@ -41,11 +44,12 @@ _HYPHEN_MARKS = ("\x02", "\ufffe")  # PDFium marks a hyphen ending a line (GetUn
 
 
 class PageInfo(NamedTuple):
-    """One page's visible size (its CropBox), points."""
+    """One page's visible size (its CropBox) in its reading frame, points."""
 
     number: int  # 1-based
     width: float
     height: float
+    turn: int = 0  # clockwise degrees from the page as displayed to its reading frame (see reading_turn)
 
 
 class Char(NamedTuple):
@@ -134,7 +138,7 @@ def _is_generated(raw: object, i: int) -> bool:
 
 
 def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[list[Char], int]:
-    """The text page's visible chars in the displayed frame, and its drawn non-space char count.
+    """The text page's visible chars in `frame`, and its drawn non-space char count.
 
     Drawn whitespace chars are kept (they separate words) but not counted; chars whose centre lies
     outside the visible box (printer marks, hidden overflow) are left out.
@@ -154,6 +158,7 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[l
     styles: dict[int, _Style] = {}
     out: list[Char] = []
     append = out.append
+    tails: dict[int, list[str]] = {}  # index in `out` -> the further code points of its glyph
     raw_count = 0
     prev_obj, prev_box, prev_kept = 0, (0.0, 0.0, 0.0, 0.0), False
     st: _Style | None = None
@@ -170,9 +175,8 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[l
             continue
         if obj == prev_obj and (left, top, right, bottom) == prev_box:
             # One glyph, several code points (ligature): pdfminer gave them as one char.
-            if prev_kept and out:
-                last = out[-1]
-                out[-1] = last._replace(text=last.text + text)
+            if prev_kept and out:  # joined once after the loop: linear in however many a glyph maps to
+                tails.setdefault(len(out) - 1, []).append(text)
                 raw_count += 0 if text.isspace() else 1  # raw counts code points, as kept_chars does
             continue
         prev_obj, prev_box, prev_kept = obj, (left, top, right, bottom), False
@@ -219,6 +223,8 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[l
             )
         )
         prev_kept = True
+    for k, tail in tails.items():
+        out[k] = out[k]._replace(text=out[k].text + "".join(tail))
     return out, raw_count
 
 
@@ -236,13 +242,35 @@ def _advance(raw: object, i: int, n: int, obj: int, ox: float, oy: float, st: _S
     return max(ext, 0.0)
 
 
-def page_to_chars(page: pdfium.PdfPage, number: int) -> tuple[PageInfo, list[Char], int]:
-    """Visible chars of one PDFium page in its displayed frame; also the drawn non-space char count."""
+def reading_turn(chars: list[Char], settings: PdfSettings) -> int:
+    """Clockwise degrees (0, 90, 180 or 270) that turn the frame of `chars` so that most of its text
+    is upright: 0 unless more than `page_turn_min_fraction` of at least `page_turn_min_chars`
+    non-space chars run along one other axis direction (a page whose /Rotate shows its text
+    sideways, or whose text is drawn sideways on an upright page)."""
+    angles = Counter(c.angle for c in chars if not c.text.isspace())  # few distinct: one per text object
+    n = sum(angles.values())
+    if n < settings.page_turn_min_chars:
+        return 0
+    counts: Counter[int] = Counter()
+    for angle, k in angles.items():
+        quarter = round(angle / 90.0)
+        if abs(angle - 90.0 * quarter) <= settings.rotated_min_angle_deg:
+            counts[quarter % 4] += k
+    quarter, count = max(counts.items(), key=lambda kv: (kv[1], -kv[0]), default=(0, 0))
+    return 90 * quarter if quarter and count > settings.page_turn_min_fraction * n else 0
+
+
+def page_to_chars(page: pdfium.PdfPage, number: int, settings: PdfSettings) -> tuple[PageInfo, list[Char], int, PageFrame]:
+    """Visible chars of one PDFium page in its reading frame (see reading_turn); also the drawn
+    non-space char count and the frame."""
     frame = page_frame(page)
-    info = PageInfo(number, frame.width, frame.height)
     with opened_textpage(page) as textpage:
         chars, raw_count = textpage_to_chars(textpage, frame)
-    return info, chars, raw_count
+        turn = reading_turn(chars, settings)
+        if turn:  # read again in the turned frame: origins, advances and angles follow the frame
+            frame = frame.turned(turn)
+            chars, raw_count = textpage_to_chars(textpage, frame)
+    return PageInfo(number, frame.width, frame.height, frame.turn), chars, raw_count, frame
 
 
 class PageContent(NamedTuple):
@@ -260,8 +288,8 @@ def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str], settings: PdfSetting
         number = index + 1
         try:
             with opened_page(pdf, index) as page:
-                info, chars, raw = page_to_chars(page, number)
-                yield PageContent(info, chars, raw, _graphics(page, settings, flags))
+                info, chars, raw, frame = page_to_chars(page, number, settings)
+                yield PageContent(info, chars, raw, _graphics(page, frame, settings, flags))
         except Exception:  # a broken page (tree entry, content stream) must not lose the others
             if "page_unreadable" not in flags:
                 flags.append("page_unreadable")
@@ -272,11 +300,11 @@ def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str], settings: PdfSetting
             yield PageContent(PageInfo(number, float(w), float(h)), [], 0, [])
 
 
-def _graphics(page: pdfium.PdfPage, settings: PdfSettings, flags: list[str]) -> list[Graphic]:
-    """The page's painted paths; none (flag `graphics_unreadable`) when PDFium cannot list them, so
-    the text still comes out without region detection."""
+def _graphics(page: pdfium.PdfPage, frame: PageFrame, settings: PdfSettings, flags: list[str]) -> list[Graphic]:
+    """The page's painted paths in `frame`; none (flag `graphics_unreadable`) when PDFium cannot
+    list them, so the text still comes out without region detection."""
     try:
-        return page_to_graphics(page, settings)
+        return page_to_graphics(page, settings, frame)
     except Exception:
         if "graphics_unreadable" not in flags:
             flags.append("graphics_unreadable")

@@ -1,5 +1,5 @@
 """A page's vector graphics (filled rectangles, ruled lines, other paths) and the boxes of its
-picture objects in the displayed frame, read from PDFium's page objects; the input of the region
+picture objects in the page's reading frame, read from PDFium's page objects; the input of the region
 stages (boxes, table rules, figures).
 
 Paths inside Form XObjects are included: their bounds are in the form's space, so the form
@@ -121,10 +121,11 @@ def _path_graphic(obj: object, ctm: _Matrix, frame: PageFrame, s: PdfSettings) -
     return Graphic(kind, max(0.0, x0), max(0.0, y0), min(frame.width, x1), min(frame.height, y1), fill, stroke, sw)
 
 
-def page_to_graphics(page: pdfium.PdfPage, settings: PdfSettings) -> list[Graphic]:
+def page_to_graphics(page: pdfium.PdfPage, settings: PdfSettings, frame: PageFrame | None = None) -> list[Graphic]:
     """The page's painted path objects (rectangles, rules, other paths) and picture objects in
-    content order, with boxes in top-left points relative to the visible box."""
-    frame = page_frame(page)
+    content order, with boxes in top-left points relative to the visible box in `frame` (by
+    default the page as displayed)."""
+    frame = frame or page_frame(page)
     out: list[Graphic] = []
     # (container form object or None, index, composed matrix of the containers, depth)
     stack: list[tuple[object | None, int, _Matrix, int]] = [(None, 0, _IDENTITY, 0)]

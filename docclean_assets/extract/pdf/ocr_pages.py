@@ -30,7 +30,7 @@ from docclean_assets.extract.ocr_blocks import (
     words_to_paragraphs,
 )
 from docclean_assets.extract.pdf.chars import Char
-from docclean_assets.extract.pdf.pdfium import open_pdf, opened_page, page_frame
+from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META, PageFrame, open_pdf, opened_page, page_frame
 from docclean_assets.extract.settings import OcrSettings
 
 _CID = re.compile(r"\(cid:\d+\)")
@@ -63,7 +63,7 @@ def page_needs_ocr(chars: Sequence[Char], s: OcrSettings) -> str | None:
 
 
 class Picture(NamedTuple):
-    """A picture object on a page: its box in the displayed frame (points) and its pixel size."""
+    """A picture object on a page: its box in the page's reading frame (points) and its pixel size."""
 
     box: BBox
     px_w: int
@@ -83,9 +83,8 @@ def _to_page(obj: pdfium.PdfObject, box: tuple[float, float, float, float]) -> t
     return left, bottom, right, top
 
 
-def page_pictures(page: pdfium.PdfPage) -> list[Picture]:
-    """The page's image objects, those inside form XObjects included, boxed in the displayed frame."""
-    frame = page_frame(page)
+def page_pictures(page: pdfium.PdfPage, frame: PageFrame) -> list[Picture]:
+    """The page's image objects, those inside form XObjects included, boxed in `frame`."""
     out = []
     for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)):
         try:
@@ -116,25 +115,26 @@ def picture_worth_ocr(pic: Picture, chars: Sequence[Char], s: OcrSettings, force
     return inside <= s.picture_max_layer_chars
 
 
-def _render(page: pdfium.PdfPage, dpi: int, box: BBox | None = None):
-    """The page (or the `box` of it, displayed-frame points) as a greyscale PIL image."""
+def _render(page: pdfium.PdfPage, frame: PageFrame, dpi: int, box: BBox | None = None):
+    """The page in `frame` (or the `box` of it, points of that frame) as a greyscale PIL image."""
     crop = (0.0, 0.0, 0.0, 0.0)
     if box is not None:
-        w, h = page_frame(page).width, page_frame(page).height
+        w, h = frame.width, frame.height
         crop = (box.x0, max(0.0, h - box.y1), max(0.0, w - box.x1), box.y0)
-    return page.render(scale=dpi / 72.0, crop=crop, grayscale=True).to_pil()
+    return page.render(scale=dpi / 72.0, rotation=frame.turn, crop=crop, grayscale=True).to_pil()
 
 
-def _meta(run: OcrRun, source: str, conf: float, width: float, height: float) -> tuple[tuple[str, str], ...]:
-    return (("page_height", f"{height:.1f}"), ("page_width", f"{width:.1f}"), ("ocr", "tesseract"),
+def _meta(run: OcrRun, source: str, conf: float, frame: PageFrame) -> tuple[tuple[str, str], ...]:
+    turn = ((PAGE_TURN_META, str(frame.turn)),) if frame.turn else ()
+    return (("page_height", f"{frame.height:.1f}"), ("page_width", f"{frame.width:.1f}"), *turn, ("ocr", "tesseract"),
             ("ocr_source", source), ("confidence", f"{conf:.1f}"))
 
 
-def page_to_ocr_blocks(page: pdfium.PdfPage, number: int, run: OcrRun) -> list[Block] | None:
-    """The rendered page's paragraphs as blocks (body or image_text), or None when OCR could not run."""
+def page_to_ocr_blocks(page: pdfium.PdfPage, frame: PageFrame, number: int, run: OcrRun) -> list[Block] | None:
+    """The page rendered in `frame`, its paragraphs as blocks (body or image_text), or None when
+    OCR could not run."""
     s = run.settings
-    frame = page_frame(page)
-    image = _render(page, s.page_dpi)
+    image = _render(page, frame, s.page_dpi)
     words = run.read(image, s.page_dpi, picture=False)
     if words is None:
         return None
@@ -147,16 +147,16 @@ def page_to_ocr_blocks(page: pdfium.PdfPage, number: int, run: OcrRun) -> list[B
         run.confidences.extend(p.confidences)
         run.ocr_chars += count_chars(p.text)
         out.append(Block(kind=kind, text=p.text, page=number, bbox=p.bbox,
-                         meta=_meta(run, "page", p.confidence, frame.width, frame.height)))
+                         meta=_meta(run, "page", p.confidence, frame)))
     return out
 
 
-def picture_to_block(page: pdfium.PdfPage, number: int, pic: Picture, run: OcrRun) -> Block | None:
+def picture_to_block(page: pdfium.PdfPage, frame: PageFrame, number: int, pic: Picture, run: OcrRun) -> Block | None:
     """One picture's text as an image_text block; None for a photo, an empty read or a spent budget."""
     s = run.settings
     if not run.picture_allowed():
         return None
-    image = _render(page, s.picture_dpi, pic.box)
+    image = _render(page, frame, s.picture_dpi, pic.box)
     if run.mode != "force" and is_photo(image, s):
         return None
     words = run.read(image, s.picture_dpi)
@@ -166,9 +166,8 @@ def picture_to_block(page: pdfium.PdfPage, number: int, pic: Picture, run: OcrRu
     paras = words_to_paragraphs(words, Frame(pic.box.x0, pic.box.y0, scale, scale), s)
     if not accept_picture_text(paras, run):
         return None
-    frame = page_frame(page)
     return Block(kind=Kind.IMAGE_TEXT, text=paragraphs_text(paras), page=number, bbox=paragraphs_box(paras),
-                 meta=_meta(run, "picture", mean_confidence(paras), frame.width, frame.height))
+                 meta=_meta(run, "picture", mean_confidence(paras), frame))
 
 
 def accept_picture_text(paras: list[OcrParagraph], run: OcrRun) -> bool:
@@ -214,6 +213,7 @@ def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun) -> Extraction
     if not run.enabled:
         return ext
     chars_by_page: dict[int, list[Char]] = ext.trace.get("chars", {})  # type: ignore[assignment]
+    turns = {n: info.turn for n, info in ext.trace.get("info", {}).items()}  # type: ignore[attr-defined]
     page_new: dict[int, tuple[list[Block], list[Block]]] = {}
     pdf = open_pdf(data)
     try:
@@ -222,7 +222,8 @@ def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun) -> Extraction
             chars = chars_by_page.get(number, [])
             try:
                 with opened_page(pdf, index) as page:
-                    page_new[number] = _page(page, number, chars, run)
+                    frame = page_frame(page).turned(turns.get(number, 0))  # the frame the text layer was read in
+                    page_new[number] = _page(page, frame, number, chars, run)
             except Exception:  # noqa: BLE001 - a page PDFium cannot render loses only its OCR
                 run.flag("ocr_failed")
     finally:
@@ -237,8 +238,9 @@ def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun) -> Extraction
     return ext
 
 
-def _page(page: pdfium.PdfPage, number: int, chars: list[Char], run: OcrRun) -> tuple[list[Block], list[Block]]:
-    """(page paragraphs, picture blocks) OCR'd from one page."""
+def _page(page: pdfium.PdfPage, frame: PageFrame, number: int, chars: list[Char], run: OcrRun
+          ) -> tuple[list[Block], list[Block]]:
+    """(page paragraphs, picture blocks) OCR'd from one page, boxed in `frame`."""
     s = run.settings
     reason = "force" if run.mode == "force" else page_needs_ocr(chars, s)
     if reason is not None:
@@ -246,16 +248,16 @@ def _page(page: pdfium.PdfPage, number: int, chars: list[Char], run: OcrRun) -> 
             run.flag("unmapped_text")
         if pdfium_c.FPDFPage_CountObjects(page.raw) <= 0:  # nothing drawn (a blank page, a page set aside by the guard)
             return [], []
-        paras = page_to_ocr_blocks(page, number, run)
+        paras = page_to_ocr_blocks(page, frame, number, run)
         if paras:
             return paras, []
         if paras is not None or reason == "force":
             return [], []
-    pictures = [p for p in page_pictures(page) if picture_worth_ocr(p, chars, s, run.mode == "force")]
+    pictures = [p for p in page_pictures(page, frame) if picture_worth_ocr(p, chars, s, run.mode == "force")]
     pictures.sort(key=lambda p: -(p.box.width * p.box.height))
     blocks = []
     for pic in pictures:
-        blk = picture_to_block(page, number, pic, run)
+        blk = picture_to_block(page, frame, number, pic, run)
         if blk is not None:
             blocks.append(blk)
     return [], blocks

@@ -2,8 +2,10 @@
 and the raw pypdfium2 calls the char and graphics layers make per char or per object.
 
 PDFium reports positions in PDF user space (bottom-left origin, y up, MediaBox coordinates). Stages
-work in the page's displayed frame: top-left origin, y down, points, relative to the visible box
-(the CropBox clipped to the MediaBox) and turned by the page's /Rotate.
+work in the page's reading frame: top-left origin, y down, points, relative to the visible box
+(the CropBox clipped to the MediaBox) and turned by the page's /Rotate, so the page as displayed;
+turned further when most of the page's text is drawn sideways or upside down on the display (see
+chars.reading_turn), so that its text reads upright.
 """
 from __future__ import annotations
 
@@ -22,14 +24,24 @@ text_object_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int
 )
 
 
+# Meta key of the blocks of a page read turned: clockwise degrees from the page as displayed to the
+# frame of their bbox, page_width and page_height; absent on pages read as displayed.
+PAGE_TURN_META = "page_turn_deg"
+
+
 class PageFrame(NamedTuple):
-    """The visible box of a page in PDF user space and its display rotation."""
+    """The visible box of a page in PDF user space and the rotation the stages see it under."""
 
     x0: float
     y0: float
     x1: float
     y1: float
-    rotation: int  # clockwise display rotation, degrees: 0, 90, 180 or 270
+    rotation: int  # clockwise rotation of user space, degrees: 0, 90, 180 or 270 (the /Rotate, plus `turn`)
+    turn: int = 0  # clockwise degrees from the page as displayed to this frame (0, 90, 180 or 270)
+
+    def turned(self, degrees: int) -> PageFrame:
+        """This frame turned a further `degrees` (a multiple of 90) clockwise."""
+        return self._replace(rotation=(self.rotation + degrees) % 360, turn=(self.turn + degrees) % 360)
 
     @property
     def width(self) -> float:
@@ -42,7 +54,7 @@ class PageFrame(NamedTuple):
         return self.y1 - self.y0 if self.rotation in (0, 180) else self.x1 - self.x0
 
     def point(self, x: float, y: float) -> tuple[float, float]:
-        """A user-space point in the displayed frame (top-left origin, y down)."""
+        """A user-space point in this frame (top-left origin, y down)."""
         r = self.rotation
         if r == 0:
             return x - self.x0, self.y1 - y
@@ -53,7 +65,7 @@ class PageFrame(NamedTuple):
         return self.y1 - y, self.x1 - x
 
     def box(self, left: float, bottom: float, right: float, top: float) -> tuple[float, float, float, float]:
-        """A user-space box (left, bottom, right, top) as (x0, top, x1, bottom) in the displayed frame."""
+        """A user-space box (left, bottom, right, top) as (x0, top, x1, bottom) in this frame."""
         ax, ay = self.point(left, bottom)
         bx, by = self.point(right, top)
         return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)

@@ -10,6 +10,7 @@ text that matches nothing stays what it was (a heading or a paragraph).
 """
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from difflib import SequenceMatcher
@@ -27,6 +28,9 @@ _WORD = re.compile(r"\w+")
 _ABRIDGED_SPAN_FACTOR = 3.0
 # Candidate passages for the word-overlap test are this many times the quote's word count long.
 _OVERLAP_WINDOW_FACTOR = 1.5
+# At most this many passages (those holding the most of the quote's words) are aligned with the
+# quote: in prose a few passages qualify, in text made of the quote's own words every one would.
+_OVERLAP_MAX_PASSAGES = 64
 DISPLAY_KINDS = ("heading", "paragraph", "callout")
 
 
@@ -103,20 +107,32 @@ def _find(quote: str, pool: str, min_overlap: float) -> Match | None:
         return Match(k, "exact", 1.0)
     pieces = [p.strip() for p in _ELLIPSIS.split(quote) if _WORD.search(p)]
     if len(pieces) > 1:
-        span = _ABRIDGED_SPAN_FACTOR * len(quote)
-        start = pool.find(pieces[0])
-        while start >= 0:
-            pos, ok = start + len(pieces[0]), True
-            for p in pieces[1:]:
-                pos = pool.find(p, pos)
-                if pos < 0 or pos - start > span:
-                    ok = False
-                    break
-                pos += len(p)
-            if ok:
-                return Match(start, "abridged", 1.0)
-            start = pool.find(pieces[0], start + 1)
+        start = _abridged(pieces, pool, _ABRIDGED_SPAN_FACTOR * len(quote))
+        if start is not None:
+            return Match(start, "abridged", 1.0)
     return _overlap(quote, pool, min_overlap)
+
+
+def _abridged(pieces: list[str], pool: str, span: float) -> int | None:
+    """The first start of `pieces[0]` in `pool` after which the other pieces follow in order within
+    `span` characters. Each piece's next occurrence only moves forward as the start does, so it is
+    searched again only once passed: the pool is scanned once per piece, not once per start."""
+    after = [-1] * len(pieces)  # the first occurrence of each piece at or after the last position asked
+    start = pool.find(pieces[0])
+    while start >= 0:
+        pos = start + len(pieces[0])
+        for j in range(1, len(pieces)):
+            if after[j] < pos:
+                after[j] = pool.find(pieces[j], pos)
+                if after[j] < 0:
+                    return None  # nowhere after this start, so after no later one either
+            if after[j] - start > span:
+                break
+            pos = after[j] + len(pieces[j])
+        else:
+            return start
+        start = pool.find(pieces[0], start + 1)
+    return None
 
 
 def _overlap(quote: str, pool: str, min_overlap: float) -> Match | None:
@@ -129,13 +145,16 @@ def _overlap(quote: str, pool: str, min_overlap: float) -> Match | None:
     qset = set(qwords)
     window = max(int(_OVERLAP_WINDOW_FACTOR * len(qwords)), len(qwords))
     need = min_overlap * len(qwords)
+    held = [0]  # held[i]: words of the quote among the pool's first i words
+    for w in words:
+        held.append(held[-1] + (w in qset))
+    counts = {i: held[min(i + window, len(words))] - held[i] for i, w in enumerate(words) if w in qset}
+    starts = [i for i, n in counts.items() if n >= need]  # in pool order
+    if len(starts) > _OVERLAP_MAX_PASSAGES:
+        starts = sorted(heapq.nlargest(_OVERLAP_MAX_PASSAGES, starts, key=lambda i: (counts[i], -i)))
     best: Match | None = None
-    for i, w in enumerate(words):
-        if w not in qset:
-            continue
+    for i in starts:
         cand = words[i:i + window]
-        if sum(1 for x in cand if x in qset) < need:
-            continue
         got = sum(m.size for m in SequenceMatcher(None, qwords, cand, autojunk=False).get_matching_blocks())
         if got >= need and (best is None or got / len(qwords) > best.score):
             best = Match(spans[i][0], "overlap", got / len(qwords))
@@ -165,7 +184,7 @@ def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSett
         [
             b for b in blocks
             if b.drop_reason is None and b.kind in DISPLAY_KINDS and b.size >= big
-            and len(_WORD.findall(fold(b.text).text)) >= s.pull_quote_min_tokens
+            and s.pull_quote_min_tokens <= len(_WORD.findall(fold(b.text).text)) <= s.pull_quote_max_tokens
             and not _heading_like(b.text, s)
         ]
         for blocks in pages

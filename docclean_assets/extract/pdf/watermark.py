@@ -2,7 +2,8 @@
 
 A run of rotated chars is a rotated *line* only when the chars' origins also progress along the
 rotated direction; chars that are individually rotated or skewed but sit on a horizontal baseline
-(pseudo-italic, wobbly display type) stay in the normal stream and in their words.
+(pseudo-italic, wobbly display type) stay in the normal stream and in their words. A run turned to
+a vertical axis is first split into the lines it holds (two stamps drawn one after the other).
 """
 from __future__ import annotations
 
@@ -77,6 +78,26 @@ def _rotated_line(run: list[Char], angle: float, settings: PdfSettings) -> Rotat
     )
 
 
+def _run_lines(run: list[Char], settings: PdfSettings) -> list[list[Char]]:
+    """A run of chars turned to a vertical axis, split into its lines, each in
+    content order: a new line where the origins' offset across the chars' own direction jumps by
+    more than `line_overlap_ratio` x font size (a stamp of two lines, column headers set vertically:
+    drawn one after the other at one angle). Diagonal runs stay whole: their lines' first-to-last
+    baseline tells side-by-side headers (set at 45 degrees above table columns) from a watermark."""
+    median = statistics.median(c.angle for c in run)
+    if _off_axis(median) > settings.rotated_min_angle_deg:
+        return [run]
+    angle, ratio = math.radians(median), settings.line_overlap_ratio
+    vx, vy = -math.sin(angle), math.cos(angle)
+    across = sorted(run, key=lambda c: c.ox * vx + c.oy * vy)
+    lines: list[list[Char]] = [[across[0]]]
+    for prev, c in zip(across, across[1:]):
+        if (c.ox - prev.ox) * vx + (c.oy - prev.oy) * vy > ratio * max(c.size, prev.size):
+            lines.append([])
+        lines[-1].append(c)
+    return [sorted(line, key=lambda c: c.seq) for line in lines]
+
+
 def split_chars(chars: list[Char], body_size: float, settings: PdfSettings) -> CharSplit:
     """Divide chars into the normal stream, rotated lines, and large light-grey watermark chars."""
     normal: list[Char] = []
@@ -87,18 +108,21 @@ def split_chars(chars: list[Char], body_size: float, settings: PdfSettings) -> C
     def close_run() -> None:
         if not run:
             return
-        first, last = run[0], run[-1]
-        dx, dy = last.ox - first.ox, last.oy - first.oy
-        baseline = math.degrees(math.atan2(dy, dx)) if (dx or dy) else 0.0
-        along = math.hypot(dx, dy) > 0.5 * first.size
-        if (
-            len(run) >= settings.rotated_min_chars
-            and along
-            and _off_horizontal(baseline) > settings.rotated_min_angle_deg
-        ):
-            rotated.append(_rotated_line(run, baseline, settings))
-        else:
-            normal.extend(run)
+        back: list[Char] = []
+        for line in _run_lines(run, settings):
+            first, last = line[0], line[-1]
+            dx, dy = last.ox - first.ox, last.oy - first.oy
+            baseline = math.degrees(math.atan2(dy, dx)) if (dx or dy) else 0.0
+            along = math.hypot(dx, dy) > 0.5 * first.size
+            if (
+                len(line) >= settings.rotated_min_chars
+                and along
+                and _off_horizontal(baseline) > settings.rotated_min_angle_deg
+            ):
+                rotated.append(_rotated_line(line, baseline, settings))
+            else:
+                back.extend(line)
+        normal.extend(sorted(back, key=lambda c: c.seq))
         run.clear()
 
     min_light_size = settings.watermark_min_size_ratio * body_size
