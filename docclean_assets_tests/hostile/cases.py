@@ -282,3 +282,46 @@ def dangling_relationship_pptx() -> bytes:
     rels = parts["ppt/_rels/presentation.xml.rels"]
     parts["ppt/_rels/presentation.xml.rels"] = re.sub(rb'<Relationship [^>]*Target="slides/slide1.xml"[^>]*/>', b"", rels)
     return rezip(parts)
+
+
+# ------------------------------------------------------------ issue 14: what one file can cost
+def one_line_pages_pdf(pages: int = 4) -> bytes:
+    """Divider pages: each holds one line, in the top band, of the same shape ("Part 1", "Part 2").
+    Repetition alone would call every line a running head and leave the document empty."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792), invariant=1)
+    c.setFont("Helvetica", 11)
+    for p in range(1, pages + 1):
+        c.drawString(72, 760, f"Part {p} of the harbour works report")
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def sparse_file(path, size: int) -> None:
+    """A file of `size` bytes that takes no disk space (hashing it would read every byte)."""
+    with open(path, "wb") as fh:
+        fh.truncate(size)
+
+
+def too_deep_folder(root, data: bytes, name: str = "lost.pdf", levels: int = 20) -> str:
+    """A folder below root whose absolute path is longer than PATH_MAX, so nobody (root included)
+    can list it by path; made one level at a time. Returns its relative path."""
+    import os
+
+    fd = os.open(root, os.O_RDONLY)
+    rel = []
+    try:
+        for _ in range(levels):
+            os.mkdir("d" * 250, dir_fd=fd)
+            nfd = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+            rel.append("d" * 250)
+        with open(os.open(name, os.O_WRONLY | os.O_CREAT, dir_fd=fd), "wb") as fh:
+            fh.write(data)
+    finally:
+        os.close(fd)
+    return "/".join(rel)

@@ -99,9 +99,7 @@ def test_name_escaping_round_trips_every_byte():
 
 def test_oversized_file_is_refused_from_its_size_unread(tmp_path):
     src = _source(tmp_path, {"good.html": C.good_html()})
-    huge = src.path / "huge.pdf"
-    with open(huge, "wb") as fh:
-        fh.truncate(64 << 30)  # a 64 GiB sparse file: hashing it would read 64 GiB of zeros
+    C.sparse_file(src.path / "huge.pdf", 64 << 30)  # hashing it would read 64 GiB of zeros
     raw, _, docs, _ = _parse(src, Settings())
     row = {r["path"]: r for r in raw.to_pylist()}["huge.pdf"]
     assert row["error"] == f"file too large: {64 << 30} bytes > limit {LimitSettings().max_bytes} (limits.max_bytes); refused unread"
@@ -129,31 +127,11 @@ def test_a_file_replaced_after_hashing_is_never_parsed_under_the_old_id(tmp_path
     assert "Second version" not in " ".join(blocks2["text"].to_pylist())
 
 
-def _deep_dir(root: Path, levels: int = 20) -> str:
-    """A folder whose absolute path is longer than PATH_MAX (so it cannot be listed by path, even by
-    root), made one level at a time relative to its parent; returns its relative path."""
-    fd = os.open(root, os.O_RDONLY)
-    rel = []
-    try:
-        for _ in range(levels):
-            name = "d" * 250
-            os.mkdir(name, dir_fd=fd)
-            nfd = os.open(name, os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = nfd
-            rel.append(name)
-        with open(os.open("lost.pdf", os.O_WRONLY | os.O_CREAT, dir_fd=fd), "wb") as fh:
-            fh.write(C.good_pdf())
-    finally:
-        os.close(fd)
-    return "/".join(rel)
-
-
 def test_a_folder_too_deep_to_list_gets_a_row(tmp_path):
     root = tmp_path / "docs"
     root.mkdir()
     (root / "ok.html").write_bytes(C.good_html())
-    _deep_dir(root)
+    C.too_deep_folder(root, C.good_pdf())
     walk = walk_source(root)
     assert [rel for rel, _ in walk.files] == ["ok.html"]
     [(rel, why)] = walk.refused
