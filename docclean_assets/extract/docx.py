@@ -263,8 +263,9 @@ class _Reading:
         self.out = _Emitter(_body_picture_reader(opened, ocr, report))
         self.roots: list[etree._Element] = []
 
-    def part(self, part, *, charts: bool = True) -> etree._Element | None:
-        """Point the reader at `part` (its name, charts and chunks); its root, None when unreadable."""
+    def part(self, part, *, charts: bool = True) -> etree._Element:
+        """Point the reader at `part` (its name, charts and chunks) and return its root (raises when
+        it cannot be parsed: the caller's read_part counts the part)."""
         self.reader.part = _name(part)
         self.reader.chart = _chart_reader(self.opened, part, self.charts, self.report) if charts else None
         self.reader.chunk = _chunk_reader(self.opened, part, self.report)

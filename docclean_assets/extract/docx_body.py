@@ -168,7 +168,8 @@ class StyleMap:
 
     def _outline(self, el: etree._Element) -> int:
         """A w:outlineLvl: 0-8 a heading level, 9 (or anything out of range) body text."""
-        return xml_int(_val(el), 0, _OUTLINE_BODY, _OUTLINE_BODY, self.report, clamp=False)  # type: ignore[return-value]
+        level = xml_int(_val(el), 0, _OUTLINE_BODY, _OUTLINE_BODY, self.report, clamp=False)
+        return level  # type: ignore[return-value]
 
     def _ilvl(self, el: etree._Element | None, default: int) -> int:
         """A w:ilvl list level, 0-8."""

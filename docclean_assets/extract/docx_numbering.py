@@ -124,7 +124,7 @@ class Numbering:
                 based = _val(st.find(w("basedOn")))
                 if sid is not None:
                     num_id = _val(num.find(w("numId"))) if num is not None else None
-                    ilvl = xml_int(_val(num.find(w("ilvl"))), 0, MAX_LEVELS - 1, None, report) if num is not None else None
+                    ilvl = None if num is None else xml_int(_val(num.find(w("ilvl"))), 0, MAX_LEVELS - 1, None, report)
                     self._styles[sid] = (based, num_id, ilvl)
 
     def _read_numbering(self, root: etree._Element) -> None:

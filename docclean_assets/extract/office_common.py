@@ -95,8 +95,10 @@ _ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
 
 
 def describe(exc: BaseException) -> str:
-    """'<type>: <message>' of an exception without run-dependent text (object addresses), so the
-    same file always gets the same error."""
+    """'<type>: <message>' of an exception without run-dependent text (object addresses; where the
+    recursion limit happened to be hit), so the same file always gets the same error."""
+    if isinstance(exc, RecursionError):
+        return "RecursionError: nested too deeply to read"
     return _ADDRESS.sub("", f"{type(exc).__name__}: {exc}")
 
 

@@ -50,11 +50,11 @@ MAIN_TYPES = {
         "application/vnd.ms-powerpoint.template.macroEnabled.main+xml": True,
     },
 }
-_APP = {"docx": "a Word document", "pptx": "a PowerPoint presentation"}
 # What a main part's content type says the package is (for the error of a package of another kind).
-_KINDS = (("wordprocessingml", "a Word document"), ("ms-word", "a Word document"),
-          ("presentationml", "a PowerPoint presentation"), ("ms-powerpoint", "a PowerPoint presentation"),
-          ("spreadsheetml", "an Excel workbook"), ("ms-excel", "an Excel workbook"))
+_KINDS = (("wordprocessingml", "a Word document", ".docx"), ("ms-word", "a Word document", ".docx"),
+          ("presentationml", "a PowerPoint presentation", ".pptx"),
+          ("ms-powerpoint", "a PowerPoint presentation", ".pptx"),
+          ("spreadsheetml", "an Excel workbook", ".xlsx"), ("ms-excel", "an Excel workbook", ".xlsx"))
 _SKELETON = ("[Content_Types].xml", "_rels/.rels")
 _STAND_IN = b'<unreadable xmlns="urn:docclean:unreadable-part"/>'
 _EMPTY_RELS = f'<Relationships xmlns="{_OPC_RELS_NS}"/>'.encode()
@@ -125,27 +125,34 @@ def _load(data: bytes, fmt: str, broken: dict[str, str]) -> Opened:
     main = Package.open(io.BytesIO(data)).main_document_part
     content_type = main.content_type
     if content_type not in MAIN_TYPES[fmt] or not isinstance(main, MainPart):
-        kind = next((k for key, k in _KINDS if key in content_type), f"not {_APP[fmt]}")
-        raise extraction_error(
-            f"{fmt}: unreadable package (its main part is {kind}: content type {content_type!r}); "
-            f"save it as .{fmt} in the application that made it, or remove it from the source"
-        )
+        raise extraction_error(_not_main(fmt, content_type))
     doc = main.document if fmt == "docx" else main.presentation
     return Opened(doc, MAIN_TYPES[fmt][content_type], broken)
 
 
+def _not_main(fmt: str, content_type: str) -> str:
+    """The error for a package whose main part is not of `fmt`: what it is and what to do."""
+    for key, kind, ext in _KINDS:
+        if key in content_type:
+            return (f"{fmt}: unreadable package (its main part is {kind}, content type {content_type!r}); "
+                    f"give the file its real extension ({ext}) or remove it from the source")
+    return (f"{fmt}: unreadable package (its main part has content type {content_type!r}); "
+            f"save it again as .{fmt} in the application that made it, or remove it from the source")
+
+
 def _broken_members(data: bytes, fmt: str) -> dict[str, str]:
-    """Member name -> why it cannot be read, for members that look like XML but do not parse and for
-    internal relationship targets missing from the package; an ExtractionError when that includes
-    the skeleton or the main part."""
-    parse = _library_parser(fmt)
+    """Member name -> why it cannot be read, for members that look like XML or have a content type
+    the library parses as XML but do not parse, and for internal relationship targets missing from
+    the package; an ExtractionError when that includes the skeleton or the main part."""
+    parse, xml_types = _library_parser(fmt)
     broken: dict[str, str] = {}
+    rels: dict[str, bytes] = {}
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = set(zf.namelist())
-        rels: dict[str, bytes] = {}
+        content_type = _content_types(zf, names)
         for info in zf.infolist():
             blob = zf.read(info)
-            if not looks_like_xml(blob[:256]):
+            if not looks_like_xml(blob[:256]) and content_type(info.filename) not in xml_types:
                 continue
             try:
                 parse(blob)
@@ -169,12 +176,38 @@ def _broken_members(data: bytes, fmt: str) -> dict[str, str]:
 
 
 def _library_parser(fmt: str):
-    """The parser python-docx or python-pptx loads parts with (its limits decide what it refuses)."""
+    """The parser python-docx or python-pptx loads parts with (its limits decide what it refuses),
+    and the content types it parses as XML when it opens a package."""
     if fmt == "docx":
+        from docx.opc.part import PartFactory, XmlPart
         from docx.oxml.parser import parse_xml as parse
     else:
+        from pptx.opc.package import PartFactory, XmlPart
         from pptx.oxml import parse_xml as parse
-    return parse
+    return parse, frozenset(ct for ct, cls in PartFactory.part_type_for.items() if issubclass(cls, XmlPart))
+
+
+def _content_types(zf: zipfile.ZipFile, names: set[str]):
+    """Member name -> its content type per [Content_Types].xml (an override, else its extension's
+    default; case-insensitive, as the libraries look them up), '' when it has none."""
+    overrides: dict[str, str] = {}
+    defaults: dict[str, str] = {}
+    try:
+        root = parse_xml(zf.read("[Content_Types].xml")) if "[Content_Types].xml" in names else None
+    except Exception:  # noqa: BLE001 - reported below as the skeleton being unreadable
+        root = None
+    for el in root.iter() if root is not None else ():
+        tag = el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else ""
+        if tag == "Override":
+            overrides[el.get("PartName", "").lower()] = el.get("ContentType", "")
+        elif tag == "Default":
+            defaults[el.get("Extension", "").lower()] = el.get("ContentType", "")
+
+    def content_type(name: str) -> str:
+        ext = name.rsplit(".", 1)[-1].lower() if "." in posixpath.basename(name) else ""
+        return overrides.get("/" + name.lower()) or defaults.get(ext, "")
+
+    return content_type
 
 
 def _main_part(package_rels: bytes | None) -> str:

@@ -141,9 +141,12 @@ def _declaration(text: _Text, codec: str, name: str, fmt: str) -> None:
             raise _unchecked(name, fmt, "has an XML declaration that cannot be checked for its encoding")
         return
     declared = (m.group(1) if m.group(1) is not None else m.group(2)).strip().lower().replace("_", "-")
-    if not _ALLOWED[codec].fullmatch(declared):
-        what = f"declares the encoding {_shown(declared[:40])!r}, which cannot be checked for a DTD"
-        raise _unchecked(name, fmt, what)
+    if _ALLOWED[codec].fullmatch(declared):
+        return
+    if any(allowed.fullmatch(declared) for allowed in _ALLOWED.values()):
+        raise _unchecked(name, fmt, f"declares the encoding {declared!r} but its bytes are in another one")
+    what = f"declares the encoding {_shown(declared[:40])!r}, which cannot be checked for a DTD"
+    raise _unchecked(name, fmt, what)
 
 
 def check_member(fh: IO[bytes], name: str, fmt: str) -> None:

@@ -97,7 +97,8 @@ class _Shape:
 
 def _level(ppr: etree._Element | None, report: DocReport | None) -> int:
     """A paragraph's a:pPr/@lvl, 0-8."""
-    return xml_int(ppr.get("lvl") if ppr is not None else None, 0, MAX_TEXT_LEVEL, 0, report)  # type: ignore[return-value]
+    level = xml_int(ppr.get("lvl") if ppr is not None else None, 0, MAX_TEXT_LEVEL, 0, report)
+    return level  # type: ignore[return-value]
 
 
 def _para_text(para: etree._Element, report: DocReport | None = None, part: str = "") -> str:
@@ -378,45 +379,48 @@ def _notes_text(notes: etree._Element, report: DocReport, name: str) -> tuple[st
     return tidy("\n".join(lines)), raw
 
 
-def _related_roots(source, opened: Opened, report: DocReport, accept) -> list[tuple[str, etree._Element]]:
-    """(name, root) of the parts `source` relates to with a relationship type `accept` says yes to;
-    a part that cannot be parsed is a failed part, one set aside is skipped (already reported)."""
-    out = []
-    for rel in source.rels.values():
-        if rel.is_external or not accept(rel.reltype) or opened.unreadable(rel.target_part):
-            continue
-        target = rel.target_part
-        root = read_part(report, _name(target), lambda: parse_xml(target.blob))
-        if root is not None:
-            out.append((_name(target), root))
-    return out
+def _related_parts(source, opened: Opened, accept) -> list:
+    """The parts `source` relates to with a relationship type `accept` says yes to, but those set
+    aside when the package was opened (already reported)."""
+    return [rel.target_part for rel in source.rels.values()
+            if not rel.is_external and accept(rel.reltype) and not opened.unreadable(rel.target_part)]
 
 
 def _comment_authors(prs, opened: Opened, report: DocReport) -> dict[str, str]:
     authors: dict[str, str] = {}
-    accept = lambda t: t.lower().endswith(("commentauthors", "/authors"))  # noqa: E731
-    for _name_, root in _related_roots(prs.part, opened, report, accept):
-        for el in root.iter():
+    for part in _related_parts(prs.part, opened, lambda t: t.lower().endswith(("commentauthors", "/authors"))):
+        root = read_part(report, _name(part), lambda: parse_xml(part.blob))
+        for el in root.iter() if root is not None else ():
             if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] in ("cmAuthor", "author") and el.get("id"):
                 authors[el.get("id")] = el.get("name", "")
     return authors
 
 
 def _comments(slide, authors: dict[str, str], opened: Opened, report: DocReport) -> list[tuple[str, str]]:
-    """(author, text) of the legacy and modern comments of a slide."""
+    """(author, text) of the legacy and modern comments of a slide; a comments part that cannot be
+    read costs its comments only."""
     out = []
-    for name, root in _related_roots(slide.part, opened, report, lambda t: t.endswith("/comments")):
-        for cm in root.iter():
-            if not isinstance(cm.tag, str) or cm.tag.rsplit("}", 1)[-1] != "cm":
-                continue
-            legacy = cm.find(p("text"))
-            if legacy is not None:
-                text = legacy.text or ""
-            else:
-                text = "\n".join(_para_text(q, report, name) for q in cm.iter(a("p")))
-            text = tidy(text)
-            if text:
-                out.append((authors.get(cm.get("authorId", ""), ""), text))
+    for part in _related_parts(slide.part, opened, lambda t: t.endswith("/comments")):
+        out += read_part(report, _name(part), lambda: _part_comments(parse_xml(part.blob), authors, report,
+                                                                      _name(part))) or []
+    return out
+
+
+def _part_comments(root: etree._Element, authors: dict[str, str], report: DocReport,
+                   name: str) -> list[tuple[str, str]]:
+    """(author, text) of each comment of one comments part."""
+    out = []
+    for cm in root.iter():
+        if not isinstance(cm.tag, str) or cm.tag.rsplit("}", 1)[-1] != "cm":
+            continue
+        legacy = cm.find(p("text"))
+        if legacy is not None:
+            text = legacy.text or ""
+        else:
+            text = "\n".join(_para_text(q, report, name) for q in cm.iter(a("p")))
+        text = tidy(text)
+        if text:
+            out.append((authors.get(cm.get("authorId", ""), ""), text))
     return out
 
 
@@ -511,19 +515,23 @@ class _Deck:
         return raw, cols
 
     def notes(self, slide, number: int, emit: bool) -> None:
-        """The slide's speaker notes as one block (with `emit`; else only flagged)."""
-        if not slide.has_notes_slide:
-            return
-        part = slide.part.part_related_by(_NOTES_RT)
-        if self.opened.unreadable(part):
-            return
-        read = read_part(self.report, _name(part), lambda: _notes_text(part.notes_slide.element, self.report, _name(part)))
+        """The slide's speaker notes as one block (with `emit`; else only flagged); notes that cannot
+        be read cost themselves only."""
+        read = read_part(self.report, f"{_name(slide.part)} (speaker notes)", lambda: self._notes(slide))
         notes, notes_raw = read or ("", 0)
         if notes and not emit:
             self.report.flag("speaker_notes_omitted")
         elif notes:
             self.raw += notes_raw
             self.blocks.append(Block(kind=Kind.SPEAKER_NOTES, text=notes, page=number))
+
+    def _notes(self, slide) -> tuple[str, int]:
+        if not slide.has_notes_slide:
+            return "", 0
+        part = slide.part.part_related_by(_NOTES_RT)
+        if self.opened.unreadable(part):
+            return "", 0
+        return _notes_text(part.notes_slide.element, self.report, _name(part))
 
     def comments(self, slide, number: int, authors: dict[str, str]) -> None:
         for author, text in _comments(slide, authors, self.opened, self.report):
