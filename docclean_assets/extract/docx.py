@@ -143,7 +143,8 @@ def _target(opened: Opened, part, rid: str, what: str, report: DocReport, reltyp
     once)."""
     rel = part.rels.get(rid) if rid else None
     if rel is None:
-        report.part_failed(f"{_name(part)} {what} {rid or '(no id)'}", "its relationship names no part")
+        if not opened.dangles(part, rid):  # a missing part is reported as such, once
+            report.part_failed(f"{_name(part)} {what} {rid or '(no id)'}", "its relationship names no part")
         return None
     if rel.is_external or not rel.reltype.endswith(reltype) or opened.unreadable(rel.target_part):
         return None

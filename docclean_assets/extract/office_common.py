@@ -69,14 +69,28 @@ def check_package(data: bytes, fmt: str, limits: LimitSettings | None = None) ->
             infos = zf.infolist()
             _check_zip_directory(infos, fmt, limits)
             for info in infos:
-                with zf.open(info) as fh:
-                    check_member(fh, info.filename, fmt)
+                _check_member(zf, info, fmt)
     except Refused as exc:
         raise extraction_error(str(exc)) from None
     except zipfile.BadZipFile as exc:
         raise extraction_error(f"{fmt}: corrupt or truncated ZIP package ({exc})") from exc
     except (zipfile.LargeZipFile, NotImplementedError, RuntimeError, OSError, EOFError, ValueError, zlib.error) as exc:
         raise extraction_error(f"{fmt}: unreadable ZIP package ({describe(exc)})") from exc
+
+
+# What zipfile raises for a member it cannot decompress (corrupt deflate data, a bad local header, an
+# unsupported method, encryption): no XML parser can be given its bytes either, so it holds no DTD
+# risk; reading it later fails, and costs that part (or the document, when it is the main part).
+_UNREADABLE_MEMBER = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError)
+
+
+def _check_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, fmt: str) -> None:
+    """The DTD check of one member, skipped when the member cannot be decompressed at all."""
+    try:
+        with zf.open(info) as fh:
+            check_member(fh, info.filename, fmt)
+    except _UNREADABLE_MEMBER:
+        return
 
 
 def library_error(fmt: str, exc: Exception) -> Exception | None:

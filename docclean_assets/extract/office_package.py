@@ -2,12 +2,14 @@
 
 python-docx and python-pptx parse many parts as they open a package (slides, notes, charts,
 headers, comments, numbering, relationships) and fail whole on any of them, or on a relationship
-whose target is missing. When opening fails, the package is examined: every member that looks
-like XML is parsed with the library's own parser, and every internal relationship target is looked
-up. If the package's skeleton ([Content_Types].xml, _rels/.rels, the main part) is among the broken,
-the document fails with an error naming it; otherwise each broken or missing part is replaced by an
-empty stand-in, the package is opened again, and the backends report each one as a failed part
-(and skip the stand-ins, which read as empty).
+whose target is missing (python-pptx drops such relationships silently instead). Every internal
+relationship target is looked up in the package, so a missing part is always reported. When
+opening fails, the package is examined: every member that cannot be decompressed, or that looks
+like XML (or has a content type the library parses as XML) and does not parse with the library's
+own parser, is broken. If the package's skeleton ([Content_Types].xml, _rels/.rels, the main part)
+is among the broken, the document fails with an error naming it; otherwise each broken or missing
+part is replaced by an empty stand-in, the package is opened again, and the backends report each
+one as a failed part (and skip the stand-ins, which read as empty).
 
 Main parts: besides .docx and .pptx, the macro-enabled and template variants (.docm, .dotx, .dotm;
 .pptm, .ppsx, .ppsm, .potx, .potm) hold the same WordprocessingML or PresentationML and are read
@@ -67,10 +69,17 @@ class Opened:
     doc: object
     macros: bool = False  # a macro-enabled variant (.docm, .pptm...): read, never run
     broken: dict[str, str] = field(default_factory=dict)  # member name -> why it could not be read
+    # (source member, relationship id) of the relationships whose target is missing (reported once,
+    # as the missing part)
+    dangling: set[tuple[str, str]] = field(default_factory=set)
 
     def unreadable(self, part) -> bool:  # noqa: ANN001 - a python-docx or python-pptx Part
         """Whether `part` is the empty stand-in of a part that could not be read (already reported)."""
         return str(part.partname).lstrip("/") in self.broken
+
+    def dangles(self, source, rid: str | None) -> bool:  # noqa: ANN001 - a python-docx or python-pptx Part
+        """Whether relationship `rid` of part `source` points to a missing part (already reported)."""
+        return (str(source.partname).lstrip("/"), rid or "") in self.dangling
 
     def to_report(self, report: DocReport) -> None:
         """Each part set aside as a failed part; the macro flag."""
@@ -84,18 +93,19 @@ def open_package(data: bytes, fmt: str, limits: LimitSettings) -> Opened:
     """The package opened by its library, with broken or missing parts set aside; an ExtractionError
     when the bytes are refused, or when the package's skeleton or main part cannot be read."""
     check_package(data, fmt, limits)
+    missing, dangling = _missing_targets(data)
     try:
-        return _load(data, fmt, {})
+        return _load(data, fmt, missing, dangling)
     except MemoryError:
         raise
     except Exception as exc:  # noqa: BLE001 - the libraries raise many types for a broken package
         if _is_extraction_error(exc):
             raise
         first = exc
-    broken = _broken_members(data, fmt)
+    broken = {**_broken_members(data, fmt), **missing}
     if broken:
         try:
-            return _load(_set_aside(data, broken), fmt, broken)
+            return _load(_set_aside(data, broken), fmt, broken, dangling)
         except MemoryError:
             raise
         except Exception as exc:  # noqa: BLE001 - still unreadable: the first error says why
@@ -110,7 +120,7 @@ def _is_extraction_error(exc: Exception) -> bool:
     return isinstance(exc, ExtractionError)
 
 
-def _load(data: bytes, fmt: str, broken: dict[str, str]) -> Opened:
+def _load(data: bytes, fmt: str, broken: dict[str, str], dangling: set[tuple[str, str]]) -> Opened:
     """Open with python-docx or python-pptx, accepting every main-part variant of the format."""
     if fmt == "docx":
         from docx.opc.part import PartFactory
@@ -127,7 +137,7 @@ def _load(data: bytes, fmt: str, broken: dict[str, str]) -> Opened:
     if content_type not in MAIN_TYPES[fmt] or not isinstance(main, MainPart):
         raise extraction_error(_not_main(fmt, content_type))
     doc = main.document if fmt == "docx" else main.presentation
-    return Opened(doc, MAIN_TYPES[fmt][content_type], broken)
+    return Opened(doc, MAIN_TYPES[fmt][content_type], dict(broken), dangling)
 
 
 def _not_main(fmt: str, content_type: str) -> str:
@@ -141,9 +151,9 @@ def _not_main(fmt: str, content_type: str) -> str:
 
 
 def _broken_members(data: bytes, fmt: str) -> dict[str, str]:
-    """Member name -> why it cannot be read, for members that look like XML or have a content type
-    the library parses as XML but do not parse, and for internal relationship targets missing from
-    the package; an ExtractionError when that includes the skeleton or the main part."""
+    """Member name -> why it cannot be read, for members that cannot be decompressed, and members
+    that look like XML or have a content type the library parses as XML but do not parse; an
+    ExtractionError when that includes the skeleton or the main part."""
     parse, xml_types = _library_parser(fmt)
     broken: dict[str, str] = {}
     rels: dict[str, bytes] = {}
@@ -151,14 +161,14 @@ def _broken_members(data: bytes, fmt: str) -> dict[str, str]:
         names = set(zf.namelist())
         content_type = _content_types(zf, names)
         for info in zf.infolist():
-            blob = zf.read(info)
-            if not looks_like_xml(blob[:256]) and content_type(info.filename) not in xml_types:
-                continue
             try:
+                blob = zf.read(info)
+                if not looks_like_xml(blob[:256]) and content_type(info.filename) not in xml_types:
+                    continue
                 parse(blob)
             except MemoryError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - whatever the parser says is why
+            except Exception as exc:  # noqa: BLE001 - whatever zipfile or the parser says is why
                 broken[info.filename] = describe(exc)
                 continue
             if info.filename.endswith(".rels"):
@@ -168,11 +178,34 @@ def _broken_members(data: bytes, fmt: str) -> dict[str, str]:
         if name in broken or name not in names:
             why = broken.get(name, "missing from the package")
             raise extraction_error(f"{fmt}: unreadable package ({why}) in {name}")
-    for rels_name, blob in rels.items():
-        for target in _internal_targets(rels_name, blob):
-            if target not in names:
-                broken.setdefault(target, "missing from the package")
     return broken
+
+
+def _missing_targets(data: bytes) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    """The internal relationship targets missing from the package (member name -> why), and the
+    (source member, relationship id) pairs pointing to them; .rels members that do not parse are
+    left to the libraries (and to _broken_members)."""
+    missing: dict[str, str] = {}
+    dangling: set[tuple[str, str]] = set()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        names = set(zf.namelist())
+        for rels_name in sorted(n for n in names if n.endswith(".rels")):
+            try:
+                targets = _internal_targets(rels_name, zf.read(rels_name))
+            except Exception:  # noqa: BLE001 - an unreadable .rels member is a broken part of its own
+                continue
+            source = _source_of(rels_name)
+            for rid, target in targets:
+                if target not in names:
+                    missing.setdefault(target, "missing from the package")
+                    dangling.add((source, rid))
+    return missing, dangling
+
+
+def _source_of(rels_name: str) -> str:
+    """The member an .rels member holds the relationships of ('word/_rels/x.xml.rels' -> 'word/x.xml')."""
+    folder, base = posixpath.split(rels_name)
+    return posixpath.join(posixpath.dirname(folder), base.removesuffix(".rels"))
 
 
 def _library_parser(fmt: str):
@@ -219,16 +252,16 @@ def _main_part(package_rels: bytes | None) -> str:
     return "_rels/.rels"  # no main part named: the package relationships are what is unreadable
 
 
-def _internal_targets(rels_name: str, blob: bytes) -> list[str]:
-    """Member names an .rels member points to, resolved as python-docx and python-pptx do
-    (PackURI.from_rel_ref: the target joined onto the source part's folder, normalised)."""
+def _internal_targets(rels_name: str, blob: bytes) -> list[tuple[str, str]]:
+    """(relationship id, member name) of what an .rels member points to, resolved as python-docx and
+    python-pptx do (PackURI.from_rel_ref: the target joined onto the source part's folder, normalised)."""
     folder = posixpath.dirname(posixpath.dirname(rels_name))  # "word/_rels/x.xml.rels" -> "word"
     base = "/" + folder if folder else "/"
     out = []
     for rel in parse_xml(blob).iter(f"{{{_OPC_RELS_NS}}}Relationship"):
         target = rel.get("Target")
         if target and rel.get("TargetMode") != "External":
-            out.append(posixpath.normpath(posixpath.join(base, target)).lstrip("/"))
+            out.append((rel.get("Id", ""), posixpath.normpath(posixpath.join(base, target)).lstrip("/")))
     return out
 
 

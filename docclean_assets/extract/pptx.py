@@ -215,7 +215,8 @@ class _SlideReader:
         except KeyError:
             target = None
         if target is None:
-            self.report.part_failed(f"{self.name} {what} {rid or '(no id)'}", "its relationship names no part")
+            if not self.opened.dangles(self.part, rid):  # a missing part is reported as such, once
+                self.report.part_failed(f"{self.name} {what} {rid or '(no id)'}", "its relationship names no part")
             return None
         return None if self.opened.unreadable(target) else target
 
@@ -436,7 +437,8 @@ def _slides(prs, opened: Opened, report: DocReport) -> list:
         try:
             part = prs.part.related_part(rid)
         except KeyError:
-            report.part_failed(f"slide {number}", f"its relationship {rid} names no part")
+            if not opened.dangles(prs.part, rid):  # a missing slide part is reported as such, once
+                report.part_failed(f"slide {number}", f"its relationship {rid} names no part")
             part = None
         if part is not None and not isinstance(part, SlidePart):
             report.part_failed(f"slide {number}", f"{_name(part)} is no slide ({part.content_type})")

@@ -226,6 +226,18 @@ def truncated_member(package: bytes, name: str) -> bytes:
     return C.rezip(parts)
 
 
+def corrupt_deflate(package: bytes, name: str) -> bytes:
+    """The package with one member's deflate stream made invalid (zipfile cannot decompress it)."""
+    import zipfile
+
+    data = bytearray(package)
+    with zipfile.ZipFile(io.BytesIO(package)) as zf:
+        info = zf.getinfo(name)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start:start + 8] = b"\xff" * 8  # BTYPE=11: an invalid deflate block type
+    return bytes(data)
+
+
 def without_member(package: bytes, name: str) -> bytes:
     parts = C.members(package)
     del parts[name]

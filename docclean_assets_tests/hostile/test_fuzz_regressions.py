@@ -10,7 +10,7 @@ from docclean_assets_tests.hostile import cases as C
 REGRESSIONS = {
     # fuzz class (before the fix) -> (builder, format, start of the error now)
     "error at zipfile.py (zlib)": (C.corrupt_deflate_docx, "docx",
-                                   "docx: unreadable ZIP package (error: Error -3 while decompressing data"),
+                                   "docx: unreadable package (error: Error -3 while decompressing data"),
     "AttributeError at presentation.py": (C.swapped_parts_pptx, "pptx",
                                           "pptx: unreadable package (ppt/presentation.xml is no presentation"),
 }

@@ -262,6 +262,16 @@ def test_a_docx_part_that_cannot_be_read_costs_that_part(part, damage):
     assert lost is None or not any(lost in t for t in kept)
 
 
+@pytest.mark.parametrize("fmt, part, kept", [("docx", "word/header1.xml", "Master Services Agreement"),
+                                             ("docx", "word/footnotes.xml", "Master Services Agreement"),
+                                             ("pptx", "ppt/slides/slide2.xml", "Body text of slide 3."),
+                                             ("pptx", "ppt/notesSlides/notesSlide1.xml", "Body text of slide 1.")])
+def test_a_member_zipfile_cannot_decompress_costs_that_part(fmt, part, kept):
+    ex = _extract(O.corrupt_deflate(contract_docx() if fmt == "docx" else O.deck(3), part), fmt)
+    assert ex.report.part_errors == [f"{part}: error: Error -3 while decompressing data: invalid block type"]
+    assert any(kept in t for t in _texts(ex))
+
+
 @pytest.mark.parametrize("part", ["word/document.xml", "[Content_Types].xml", "_rels/.rels"])
 def test_a_docx_whose_skeleton_cannot_be_read_fails_naming_the_part(part):
     message = _refused(O.truncated_member(contract_docx(), part), "docx")
@@ -291,7 +301,19 @@ def test_a_slide_that_cannot_be_read_costs_that_slide():
 def test_a_slide_missing_from_the_package_costs_that_slide():
     ex = _extract(O.without_member(O.deck(3), "ppt/slides/slide2.xml"), "pptx")
     assert ex.report.pages == 3 and set(_by_page(ex)) == {1, 3}
-    assert ex.report.part_errors == ["slide 2: its relationship rId9 names no part"]
+    assert ex.report.part_errors == ["ppt/slides/slide2.xml: missing from the package"]
+
+
+@pytest.mark.parametrize("package, part, lost", [
+    (O.deck, "ppt/notesSlides/notesSlide2.xml", "Notes of slide 2."),
+    (O.pptx_chart, "ppt/charts/chart1.xml", "| Q2 | 2.25 |"),
+    (lambda: O.pptx_picture(O.png()), "ppt/media/image1.png", None),
+])
+def test_a_part_python_pptx_drops_silently_is_reported_once(package, part, lost):
+    """python-pptx drops a relationship whose target is missing; the missing part is reported, once."""
+    ex = _extract(O.without_member(package(), part), "pptx", ocr="force")
+    assert ex.report.part_errors == [f"{part}: missing from the package"]
+    assert lost is None or not any(lost in t for t in _texts(ex))
 
 
 @pytest.mark.parametrize("part, lost", [("ppt/notesSlides/notesSlide2.xml", "Notes of slide 2."),
