@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from docclean_assets.extract.docx_numbering import Numbering
+from docclean_assets.extract.docx_numbering import MAX_LEVELS, Numbering
+from docclean_assets.extract.model import DocReport
 from docclean_assets.extract.office_charts import ChartData
 from docclean_assets.extract.office_common import (
-    A_NS, C_NS, M_NS, MC_ALTERNATE, R_NS, W_NS, alternate_branch, markdown_table, tidy, w,
+    A_NS, C_NS, M_NS, MC_ALTERNATE, R_NS, W_NS, alternate_branch, clamped, markdown_table, read_part, tidy, w,
+    xml_int,
 )
 from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 
@@ -29,7 +31,7 @@ W_P, W_TBL, W_TR, W_TC, W_T, W_DELTEXT = w("p"), w("tbl"), w("tr"), w("tc"), w("
 W_INS, W_DEL, W_MOVEFROM, W_MOVETO = w("ins"), w("del"), w("moveFrom"), w("moveTo")
 W_PPR, W_RPR, W_TRPR, W_TCPR, W_VAL = w("pPr"), w("rPr"), w("trPr"), w("tcPr"), w("val")
 W_SDT, W_SDTCONTENT, W_CUSTOMXML, W_TXBX = w("sdt"), w("sdtContent"), w("customXml"), w("txbxContent")
-W_ID = w("id")
+W_ID, W_ALTCHUNK = w("id"), w("altChunk")
 R_ID = f"{{{R_NS}}}id"
 M_T = f"{{{M_NS}}}t"
 TEXT_TAGS = frozenset({W_T, W_DELTEXT, M_T})
@@ -49,6 +51,11 @@ _HEADING_NAME = re.compile(
     r"^(?:heading|überschrift|titre|t[ií]tulo|titolo|kop|nagłówek|заголовок|rubrik|otsikko|overskrift)\s*(\d)$"
 )
 _CODE_NAMES = frozenset({"html preformatted", "macro text", "source code", "code", "preformatted text"})
+# Widest table grid, columns: Word's own limit is 63. A gridSpan, gridBefore or gridAfter never pads
+# a row past the table's w:tblGrid, nor past this when the grid is missing or wider.
+TABLE_MAX_COLUMNS = 63
+# w:outlineLvl runs 0-8 for headings; 9 is body text.
+_OUTLINE_BODY = 9
 
 
 @dataclass
@@ -63,6 +70,8 @@ class Counts:
     embedded_objects: int = 0
     picture_shapes: int = 0
     text_boxes: int = 0
+    alt_chunks: int = 0  # w:altChunk imports (HTML, text, MHT, RTF, another package...)
+    alt_chunks_unread: int = 0  # of which in a format that is not read (RTF, an embedded package)
 
 
 @dataclass
@@ -82,6 +91,7 @@ class Item:
     label: str | None = None  # its rendered list label ("1.", "a)", bullet)
     charts: list[ChartData] = field(default_factory=list)  # charts drawn in this paragraph
     pictures: list[str] = field(default_factory=list)  # relationship ids of the images drawn in it
+    meta: tuple[tuple[str, str], ...] = ()  # where it came from, when not the part itself (an altChunk)
 
     def absorb(self, other: Item) -> None:
         """Take over another item's attachments (a cell's or a text box's)."""
@@ -119,13 +129,6 @@ def _val(el: etree._Element | None, default: str | None = None) -> str | None:
     return default if el is None else el.get(W_VAL, default)
 
 
-def _int(value: str | None, default: int = 0) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
-
-
 @dataclass(frozen=True)
 class _StyleInfo:
     kind: str = "paragraph"
@@ -136,7 +139,8 @@ class _StyleInfo:
 class StyleMap:
     """Paragraph styles: resolves the basedOn chain to a block kind."""
 
-    def __init__(self, root: etree._Element | None) -> None:
+    def __init__(self, root: etree._Element | None, report: DocReport | None = None) -> None:
+        self.report = report  # flagged value_clamped when a level is out of range
         self._styles: dict[str, tuple[str, str | None, int | None, int | None]] = {}
         self.default: str | None = None
         self._cache: dict[str | None, _StyleInfo] = {}
@@ -154,13 +158,22 @@ class StyleMap:
             outline = ilvl = None
             if ppr is not None:
                 ol = ppr.find(w("outlineLvl"))
-                outline = _int(_val(ol), 9) if ol is not None else None
+                outline = self._outline(ol) if ol is not None else None
                 num = ppr.find(w("numPr"))
                 if num is not None and _val(num.find(w("numId"))) != "0":
-                    ilvl = _int(_val(num.find(w("ilvl"))))
+                    ilvl = self._ilvl(num.find(w("ilvl")), 0)
             self._styles[sid] = (name, based, outline, ilvl)
             if st.get(w("default")) in ("1", "true", "on"):
                 self.default = sid
+
+    def _outline(self, el: etree._Element) -> int:
+        """A w:outlineLvl: 0-8 a heading level, 9 (or anything out of range) body text."""
+        level = xml_int(_val(el), 0, _OUTLINE_BODY, _OUTLINE_BODY, self.report, clamp=False)
+        return level  # type: ignore[return-value]
+
+    def _ilvl(self, el: etree._Element | None, default: int) -> int:
+        """A w:ilvl list level, 0-8."""
+        return xml_int(_val(el), 0, MAX_LEVELS - 1, default, self.report)  # type: ignore[return-value]
 
     def classify(self, sid: str | None) -> _StyleInfo:
         """Kind and level of a paragraph style, following basedOn; the closest decisive style wins."""
@@ -203,16 +216,16 @@ class StyleMap:
             return info.kind, info.level
         if ppr is not None:
             ol = ppr.find(w("outlineLvl"))
-            if ol is not None and _int(_val(ol), 9) < 9:
-                return "heading", _int(_val(ol)) + 1
+            outline = self._outline(ol) if ol is not None else _OUTLINE_BODY
+            if outline < _OUTLINE_BODY:
+                return "heading", outline + 1
             num = ppr.find(w("numPr"))
             if num is not None:
                 num_id = _val(num.find(w("numId")))
                 if num_id == "0":
                     return "paragraph", None
                 if num_id is not None or num.find(w("ilvl")) is not None:
-                    ilvl = num.find(w("ilvl"))
-                    return "list_item", _int(_val(ilvl), info.list_ilvl or 0) + 1
+                    return "list_item", self._ilvl(num.find(w("ilvl")), info.list_ilvl or 0) + 1
         if info.list_ilvl is not None:
             return "list_item", info.list_ilvl + 1
         return "paragraph", None
@@ -226,13 +239,23 @@ def _picture_rid(el: etree._Element) -> str | None:
     return blip.get(f"{{{R_NS}}}embed") if blip is not None else None
 
 
-def _sym(el: etree._Element) -> str:
+_HEX = re.compile(r"[0-9A-Fa-f]{1,8}")
+
+
+def _sym(el: etree._Element, report: DocReport) -> str:
+    """The character of a w:sym (hex code point); symbol-font private-use glyphs have no Unicode
+    meaning, and a code that is no Unicode scalar value gives nothing (flagged value_clamped)."""
     code = el.get(w("char"))
-    try:
-        cp = int(code, 16) if code else 0
-    except ValueError:
+    if code is None:
         return ""
-    if cp <= 0 or 0xE000 <= cp <= 0xF8FF:  # symbol-font private-use glyphs have no Unicode meaning
+    if _HEX.fullmatch(code.strip()) is None:
+        clamped(report)
+        return ""
+    cp = int(code, 16)
+    if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        clamped(report)
+        return ""
+    if cp == 0 or 0xE000 <= cp <= 0xF8FF:
         return ""
     return chr(cp)
 
@@ -241,10 +264,15 @@ class BodyReader:
     """Reads containers of one document with shared styles and counters."""
 
     def __init__(self, styles: StyleMap, numbering: Numbering | None = None,
-                 chart: Callable[[str], ChartData | None] | None = None) -> None:
+                 chart: Callable[[str], ChartData | None] | None = None, report: DocReport | None = None) -> None:
         self.styles = styles
         self.numbering = numbering  # None: no list labels (set to None while reading headers/footers)
         self.chart = chart  # relationship id (of the part being read) -> the chart's data, or None
+        # relationship id of an altChunk (of the part being read) -> its items; None when its format
+        # is not read (counted); [] when it could not be read (a failed part, reported by the callee)
+        self.chunk: Callable[[str], list[Item] | None] | None = None
+        self.part = "word/document.xml"  # the part being read, for the failures of its equations
+        self.report = report if report is not None else DocReport()
         self.counts = Counts()
         self._in_object = 0
 
@@ -253,7 +281,7 @@ class BodyReader:
         """Block-level children (w:p, w:tbl), unwrapping content controls and revision wrappers."""
         for child in el:
             tag = child.tag
-            if tag == W_P or tag == W_TBL:
+            if tag == W_P or tag == W_TBL or tag == W_ALTCHUNK:
                 yield child, deleted
             elif tag in (W_SDT, W_SDTCONTENT, W_CUSTOMXML, W_INS, W_MOVETO):
                 yield from self._blocks(child, deleted)
@@ -282,9 +310,21 @@ class BodyReader:
                 if pending is not None:
                     items.append(pending)
                     pending = None
-                items.append(self.table(child, is_deleted))
+                if child.tag == W_TBL:
+                    items.append(self.table(child, is_deleted))
+                else:
+                    items += self._alt_chunk(child)
         if pending is not None:
             items.append(self._labelled(pending))
+        return items
+
+    def _alt_chunk(self, el: etree._Element) -> list[Item]:
+        """The items an altChunk imports at its place (none when its format is not read: counted)."""
+        self.counts.alt_chunks += 1
+        items = self.chunk(el.get(R_ID, "")) if self.chunk is not None else None
+        if items is None:
+            self.counts.alt_chunks_unread += 1
+            return []
         return items
 
     def _labelled(self, item: Item) -> Item:
@@ -345,9 +385,9 @@ class BodyReader:
             elif tag == w("noBreakHyphen"):
                 acc.add("-", deleted)
             elif tag == w("sym"):
-                acc.add(_sym(child), deleted)
+                acc.add(_sym(child, self.report), deleted)
             elif tag in MATH_ROOTS:
-                acc.add(omml_to_text(child), deleted)
+                acc.add(self._equation(child), deleted)
             elif tag == W_TXBX:
                 self._text_box(child, acc, deleted)
             elif tag == MC_ALTERNATE:
@@ -390,6 +430,10 @@ class BodyReader:
             else:
                 self._walk(child, acc, deleted)
 
+    def _equation(self, el: etree._Element) -> str:
+        """An equation's linear text; one that cannot be read (nested too deep) costs itself only."""
+        return read_part(self.report, f"{self.part} (equation)", lambda: omml_to_text(el)) or ""
+
     def _text_box(self, box: etree._Element, acc: _Acc, deleted: bool) -> None:
         self.counts.text_boxes += 1
         items = self.container(box, deleted)
@@ -413,15 +457,16 @@ class BodyReader:
         """A w:tbl as a Markdown table; merged cells keep their text in the first grid position only."""
         item = Item("table")
         rows: list[list[str]] = []
+        width = _grid_width(tbl)
         for tr in self._kids(tbl, W_TR):
             trpr = tr.find(W_TRPR)
             row_deleted = deleted or (trpr is not None and trpr.find(W_DEL) is not None)
             row: list[str] = []
             if trpr is not None:
-                row += [""] * _int(_val(trpr.find(w("gridBefore"))))
+                row += [""] * self._grid_cells(trpr.find(w("gridBefore")), 0, width)
             for tc in self._kids(tr, W_TC):
                 tcpr = tc.find(W_TCPR)
-                span = max(1, _int(_val(tcpr.find(w("gridSpan"))) if tcpr is not None else None, 1))
+                span = self._grid_cells(tcpr.find(w("gridSpan")) if tcpr is not None else None, 1, width - len(row))
                 cell_items = self.container(tc, row_deleted)
                 texts = []
                 for ci in cell_items:
@@ -433,13 +478,26 @@ class BodyReader:
                 row.append(" ".join(texts))
                 row += [""] * (span - 1)
             if trpr is not None:
-                row += [""] * _int(_val(trpr.find(w("gridAfter"))))
+                row += [""] * self._grid_cells(trpr.find(w("gridAfter")), 0, width - len(row))
             if not row_deleted:  # a deleted row's text went to the deleted fragments of its cells
                 rows.append(row)
         if any(c.strip() for r in rows for c in r):
             item.text = markdown_table(rows)
             item.plain = " ".join(c for r in rows for c in r if c)
         return item
+
+
+    def _grid_cells(self, el: etree._Element | None, least: int, room: int) -> int:
+        """Grid columns a gridSpan / gridBefore / gridAfter takes (at least `least`), never more than
+        the `room` left in the table's grid (beyond it: clamped, flagged value_clamped)."""
+        return xml_int(_val(el), least, max(least, room), least, self.report)  # type: ignore[return-value]
+
+
+def _grid_width(tbl: etree._Element) -> int:
+    """Columns of a table's grid (w:tblGrid), at most TABLE_MAX_COLUMNS (that when it has none)."""
+    grid = tbl.find(w("tblGrid"))
+    columns = len(grid.findall(w("gridCol"))) if grid is not None else 0
+    return min(columns, TABLE_MAX_COLUMNS) if columns else TABLE_MAX_COLUMNS
 
 
 def _merge(first: Item, second: Item) -> Item:

@@ -14,9 +14,16 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from docclean_assets.extract.office_common import w
+from docclean_assets.extract.model import DocReport
+from docclean_assets.extract.office_common import w, xml_int
 
 MAX_LEVELS = 9  # WordprocessingML defines levels 0-8
+# Largest list start (w:start, w:startOverride) Word accepts; a larger one is clamped to it.
+MAX_START = 32767
+# Counters beyond these render in decimal: Roman numerals stop at 3999 (MMMCMXCIX), and Word's
+# letters at 780 ("zz...z", 30 letters): a hostile start never makes a label longer than that.
+MAX_ROMAN = 3999
+MAX_LETTERS = 780
 BULLET = "\u2022"
 _PLACEHOLDER = re.compile(r"%([1-9])")
 _ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
@@ -25,13 +32,6 @@ _ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "x
 
 def _val(el: etree._Element | None) -> str | None:
     return None if el is None else el.get(w("val"))
-
-
-def _int(value: str | None, default: int | None = None) -> int | None:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
 
 
 def _roman(n: int) -> str:
@@ -51,15 +51,12 @@ def _letters(n: int) -> str:
 
 
 def format_number(n: int, fmt: str) -> str:
-    """One counter in a numFmt; formats without a plain-text rendering fall back to decimal."""
-    if fmt == "lowerLetter":
-        return _letters(n)
-    if fmt == "upperLetter":
-        return _letters(n).upper()
-    if fmt == "lowerRoman":
-        return _roman(n) if n > 0 else str(n)
-    if fmt == "upperRoman":
-        return _roman(n).upper() if n > 0 else str(n)
+    """One counter in a numFmt; formats without a plain-text rendering (and counters beyond a
+    format's range) fall back to decimal."""
+    if fmt in ("lowerLetter", "upperLetter") and n <= MAX_LETTERS:
+        return _letters(n) if fmt == "lowerLetter" else _letters(n).upper()
+    if fmt in ("lowerRoman", "upperRoman") and 0 < n <= MAX_ROMAN:
+        return _roman(n) if fmt == "lowerRoman" else _roman(n).upper()
     if fmt == "decimalZero":
         return f"{n:02d}"
     if fmt == "none":
@@ -84,14 +81,24 @@ class Level:
     legal: bool = False  # isLgl: every placeholder in decimal
 
 
-def _level(lvl: etree._Element, base: Level | None = None) -> Level:
+def _start(el: etree._Element | None, default: int | None, report: DocReport | None) -> int | None:
+    """A w:start or w:startOverride, 0-MAX_START."""
+    return xml_int(_val(el), 0, MAX_START, default, report)
+
+
+def _ilvl(value: str | None, report: DocReport | None) -> int | None:
+    """The level index a list level definition is for, 0-8; None (the definition is ignored) when out of range."""
+    return xml_int(value, 0, MAX_LEVELS - 1, None, report, clamp=False)
+
+
+def _level(lvl: etree._Element, base: Level | None = None, report: DocReport | None = None) -> Level:
     base = base or Level()
     text_el = lvl.find(w("lvlText"))
     return Level(
         fmt=_val(lvl.find(w("numFmt"))) or base.fmt,
         text=text_el.get(w("val"), "") if text_el is not None else base.text,
-        start=_int(_val(lvl.find(w("start"))), base.start),
-        restart=_int(_val(lvl.find(w("lvlRestart"))), base.restart),
+        start=_start(lvl.find(w("start")), base.start, report),  # type: ignore[arg-type]
+        restart=xml_int(_val(lvl.find(w("lvlRestart"))), 0, MAX_LEVELS, base.restart, report),
         legal=lvl.find(w("isLgl")) is not None or base.legal,
     )
 
@@ -99,7 +106,9 @@ def _level(lvl: etree._Element, base: Level | None = None) -> Level:
 class Numbering:
     """Renders list labels in document order; one instance per document (it keeps the counters)."""
 
-    def __init__(self, numbering_root: etree._Element | None, styles_root: etree._Element | None) -> None:
+    def __init__(self, numbering_root: etree._Element | None, styles_root: etree._Element | None,
+                 report: DocReport | None = None) -> None:
+        self.report = report  # flagged value_clamped when a level or start is out of range
         self._abstract: dict[str, dict[int, Level]] = {}
         self._nums: dict[str, tuple[str, dict[int, Level], dict[int, int]]] = {}
         self._styles: dict[str, tuple[str | None, str | None, int | None]] = {}
@@ -115,7 +124,7 @@ class Numbering:
                 based = _val(st.find(w("basedOn")))
                 if sid is not None:
                     num_id = _val(num.find(w("numId"))) if num is not None else None
-                    ilvl = _int(_val(num.find(w("ilvl")))) if num is not None else None
+                    ilvl = None if num is None else xml_int(_val(num.find(w("ilvl"))), 0, MAX_LEVELS - 1, None, report)
                     self._styles[sid] = (based, num_id, ilvl)
 
     def _read_numbering(self, root: etree._Element) -> None:
@@ -125,9 +134,9 @@ class Numbering:
                 continue
             levels: dict[int, Level] = {}
             for lvl in absn.findall(w("lvl")):
-                i = _int(lvl.get(w("ilvl")), 0) or 0
-                if 0 <= i < MAX_LEVELS:
-                    levels[i] = _level(lvl)
+                i = _ilvl(lvl.get(w("ilvl"), "0"), self.report)
+                if i is not None:
+                    levels[i] = _level(lvl, report=self.report)
             self._abstract[aid] = levels
             link = _val(absn.find(w("numStyleLink")))
             if link:
@@ -139,13 +148,15 @@ class Numbering:
             overrides: dict[int, Level] = {}
             starts: dict[int, int] = {}
             for ov in num.findall(w("lvlOverride")):
-                i = _int(ov.get(w("ilvl")), 0) or 0
-                start = _int(_val(ov.find(w("startOverride"))))
+                i = _ilvl(ov.get(w("ilvl"), "0"), self.report)
+                if i is None:
+                    continue
+                start = _start(ov.find(w("startOverride")), None, self.report)
                 if start is not None:
                     starts[i] = start
                 lvl = ov.find(w("lvl"))
                 if lvl is not None:
-                    overrides[i] = _level(lvl, self._abstract.get(aid, {}).get(i))
+                    overrides[i] = _level(lvl, self._abstract.get(aid, {}).get(i), self.report)
             self._nums[nid] = (aid, overrides, starts)
 
     def _style_num(self, sid: str | None) -> tuple[str | None, int | None]:
@@ -169,10 +180,10 @@ class Numbering:
         num = ppr.find(w("numPr")) if ppr is not None else None
         if num is not None:
             num_id = _val(num.find(w("numId"))) or num_id
-            ilvl = _int(_val(num.find(w("ilvl"))), ilvl)
+            ilvl = xml_int(_val(num.find(w("ilvl"))), 0, MAX_LEVELS - 1, ilvl, self.report)
         if num_id is None or num_id == "0" or num_id not in self._nums:
             return None
-        return num_id, min(max(ilvl or 0, 0), MAX_LEVELS - 1)
+        return num_id, ilvl or 0
 
     def _levels(self, num_id: str) -> tuple[str, dict[int, Level]]:
         """The abstract list of a w:num (through a numStyleLink) and its levels with overrides."""

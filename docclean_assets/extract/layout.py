@@ -48,61 +48,91 @@ class Gutter(NamedTuple):
         return (self.x0 + self.x1) / 2
 
 
-def _coverage(boxes: Sequence[Boxed], left: float, nbins: int) -> list[float]:
-    """Summed box height over each unit-wide bin from `left` (difference array: linear time)."""
-    diff = [0.0] * (nbins + 2)
+class _Coverage(NamedTuple):
+    """Summed box height along x in unit-wide bins from `left`, stored as runs of equal coverage: the
+    bins [starts[k], starts[k + 1]) all carry values[k]. Its size depends on the number of boxes,
+    never on the width they span (a shape placed 2e13 EMU off the slide costs one run, not a bin
+    per point)."""
+
+    starts: list[int]  # bin index where each run starts, increasing; the last is the bin count
+    values: list[float]
+
+    def runs(self, lo: int, hi: int) -> list[tuple[int, int, float]]:
+        """(first bin, end bin, coverage) of the runs overlapping bins [lo, hi), cut to them."""
+        k = max(bisect_right(self.starts, lo) - 1, 0)
+        out = []
+        while k < len(self.values) and self.starts[k] < hi:
+            out.append((max(self.starts[k], lo), min(self.starts[k + 1], hi), self.values[k]))
+            k += 1
+        return out
+
+
+def _coverage(boxes: Sequence[Boxed], left: float, nbins: int) -> _Coverage:
+    """Coverage of `nbins` unit-wide bins from `left` (a difference array over the box edges only;
+    the sums are added in the same order as over every bin, so the values are the same)."""
+    diff: dict[int, float] = {}
     for b in boxes:
-        i0 = max(0, int(math.floor(b.x0 - left)))
+        i0 = min(max(0, int(math.floor(b.x0 - left))), nbins)
         i1 = min(nbins, int(math.ceil(b.x1 - left)))
         h = b.bottom - b.top
-        diff[i0] += h
-        diff[i1] -= h
-    cov, acc = [], 0.0
-    for i in range(nbins):
+        diff[i0] = diff.get(i0, 0.0) + h
+        if i1 >= 0:
+            diff[i1] = diff.get(i1, 0.0) - h
+    starts, values, acc = [0], [0.0], 0.0
+    for i in sorted(k for k in diff if k < nbins):
         acc += diff[i]
-        cov.append(acc)
-    return cov
+        if i == 0:
+            values[0] = acc
+        else:
+            starts.append(i)
+            values.append(acc)
+    return _Coverage(starts + [nbins], values)
 
 
-def _low_runs(cov: list[float], start: int, stop: int, limit: float) -> list[tuple[int, int]]:
+def _low_runs(cov: _Coverage, start: int, stop: int, limit: float) -> list[tuple[int, int]]:
     """Maximal runs [i, j) of bins within [start, stop) whose coverage is at most `limit`."""
     runs: list[tuple[int, int]] = []
-    i = start
-    while i < stop:
-        if cov[i] > limit:
-            i += 1
+    for i, j, value in cov.runs(start, stop):
+        if value > limit:
             continue
-        j = i
-        while j < stop and cov[j] <= limit:
-            j += 1
-        runs.append((i, j))
-        i = j
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], j)
+        else:
+            runs.append((i, j))
     return runs
+
+
+def _finite(b: Boxed) -> bool:
+    return all(math.isfinite(v) for v in (b.x0, b.x1, b.top, b.bottom))
 
 
 def boxes_to_gutters(boxes: Sequence[Boxed], max_cover: float, min_width: float) -> list[Gutter]:
     """Candidate gutters of a region, left to right: interior x-bands covered by at most
-    `max_cover` of the densest x-position's stacked height and at least `min_width` wide."""
+    `max_cover` of the densest x-position's stacked height and at least `min_width` wide. Boxes
+    with a coordinate that is not a finite number are left out."""
+    boxes = [b for b in boxes if _finite(b)]
     if not boxes:
         return []
     left = min(b.x0 for b in boxes)
     right = max(b.x1 for b in boxes)
     height = max(b.bottom for b in boxes) - min(b.top for b in boxes)
+    if not math.isfinite(right - left) or not math.isfinite(height):
+        return []
     nbins = int(math.ceil(right - left))
     if nbins < 3 or height <= 0:
         return []
     cov = _coverage(boxes, left, nbins)
     # Relative to the densest x-position, not the region: a footer far below the columns (or a short
     # page) must not make the columns themselves look empty.
-    peak = max(cov) or 1.0
+    peak = max(cov.values) or 1.0
     limit = max_cover * peak
     out: list[Gutter] = []
     for i, j in _low_runs(cov, 0, nbins, limit):
         if i > 0 and j < nbins:
-            floor = min(cov[i:j]) + FLOOR_SLACK * height
+            floor = min(v for _, _, v in cov.runs(i, j)) + FLOOR_SLACK * height
             a, b = max(_low_runs(cov, i, j, floor), key=lambda r: r[1] - r[0])  # the first widest
             if b - a >= min_width:
-                out.append(Gutter(left + a, left + b, max(cov[a:b]) / peak))
+                out.append(Gutter(left + a, left + b, max(v for _, _, v in cov.runs(a, b)) / peak))
     return out
 
 

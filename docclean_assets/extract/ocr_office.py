@@ -14,6 +14,8 @@ from docclean_assets.extract.pdf.ocr_pages import accept_picture_text
 # Resolution assumed for an embedded image without its own (tesseract uses it to size its
 # character models); Office pastes screenshots at 96 dpi.
 _DEFAULT_DPI = 96
+# Vector formats PIL identifies but cannot draw on Linux: not read (never a broken picture).
+_VECTOR_FORMATS = frozenset({"WMF", "EMF"})
 
 
 def _dpi(image) -> float:  # noqa: ANN001 - a PIL image
@@ -37,24 +39,28 @@ class PictureText(NamedTuple):
 
 
 def blob_to_picture_text(blob: bytes, run: OcrRun | None, place: BBox | None = None) -> PictureText | None:
-    """The text of an embedded image (PNG, JPEG, GIF, BMP, TIFF; vector EMF/WMF are not read), or
-    None when OCR is off, the picture is too small or a photo, nothing confident was read, or a
-    budget is spent. `place` is the picture's box on its slide."""
+    """The text of an embedded image (PNG, JPEG, GIF, BMP, TIFF; vector EMF/WMF and what PIL does not
+    know, SVG or PDF, are not read), or None when OCR is off, the picture is too small or a photo,
+    nothing confident was read, or a budget is spent. `place` is the picture's box on its slide.
+    Raises when the image cannot be decoded (truncated, corrupt, a decompression bomb): the caller
+    counts that picture as a failed part."""
     if run is None or not run.enabled:
         return None
     s = run.settings
     force = run.mode == "force"
     if place is not None and not force and (place.width < s.picture_min_width_pt or place.height < s.picture_min_height_pt):
         return None
-    try:
-        from PIL import Image
+    from PIL import Image, UnidentifiedImageError
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
             image = Image.open(io.BytesIO(blob))
-            image.load()
-    except Exception:  # noqa: BLE001 - an image PIL cannot decode (EMF, WMF, broken) is not OCR'd
-        return None
+        except UnidentifiedImageError:  # not a raster format PIL reads
+            return None
+        if image.format in _VECTOR_FORMATS:
+            return None
+        image.load()
     if min(image.size) < s.picture_min_side_px or (not force and is_photo(image, s)):
         return None
     if not run.picture_allowed():

@@ -8,15 +8,17 @@ digits, so 4.2999999999999998 reads 4.3.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from lxml import etree
 
-from docclean_assets.extract.model import count_chars
-from docclean_assets.extract.office_common import A_NS, C_NS, markdown_table, tidy
+from docclean_assets.extract.model import DocReport, count_chars
+from docclean_assets.extract.office_common import A_NS, C_NS, markdown_table, tidy, xml_float, xml_int
 
 CHART_URI = C_NS  # graphicData/@uri of a chart frame, and the namespace of its c:chart reference
 _XY_TYPES = frozenset({"scatterChart", "bubbleChart"})
+_MAX_INDEX = 2**32 - 1  # c:pt/@idx is an xsd:unsignedInt
 
 
 def c(name: str) -> str:
@@ -35,15 +37,14 @@ class ChartData(NamedTuple):
 
 
 def _number(text: str) -> str:
-    try:
-        value = float(text)
-    except ValueError:
-        return text.strip()
-    return f"{value:.15g}"
+    """A cached value as written, a finite number with up to 15 significant digits."""
+    value = xml_float(text, -math.inf, math.inf, math.nan)  # text that is not a number is not a flaw here
+    return f"{value:.15g}" if math.isfinite(value) else text.strip()
 
 
-def _points(ref: etree._Element | None) -> dict[int, str]:
-    """idx -> value of the points cached under a c:tx / c:cat / c:val / c:xVal... element."""
+def _points(ref: etree._Element | None, report: DocReport | None) -> dict[int, str]:
+    """idx -> value of the points cached under a c:tx / c:cat / c:val / c:xVal... element (a point
+    whose idx is not an unsignedInt is left out, flagged value_clamped)."""
     if ref is None:
         return {}
     lvl = ref.find(f".//{c('multiLvlStrCache')}/{c('lvl')}")  # multi-level categories: the leaf level
@@ -51,11 +52,8 @@ def _points(ref: etree._Element | None) -> dict[int, str]:
     out: dict[int, str] = {}
     for pt in scope.iter(c("pt")):
         v = pt.find(c("v"))
-        try:
-            idx = int(pt.get("idx", ""))
-        except ValueError:
-            continue
-        if v is not None and v.text is not None:
+        idx = xml_int(pt.get("idx"), 0, _MAX_INDEX, None, report, clamp=False)
+        if idx is not None and v is not None and v.text is not None:
             out[idx] = v.text
     return out
 
@@ -84,23 +82,23 @@ def _caption(root: etree._Element, plot_types: list[str]) -> str:
     return f"{kind.capitalize()} chart" if kind else "Chart"
 
 
-def _xy_rows(series: list[tuple[str, etree._Element]]) -> list[list[str]]:
+def _xy_rows(series: list[tuple[str, etree._Element]], report: DocReport | None) -> list[list[str]]:
     bubble = any(ser.find(c("bubbleSize")) is not None for _, ser in series)
     rows = [["Series", "X", "Y", *(["Size"] if bubble else [])]]
     for name, ser in series:
-        xs, ys = _points(ser.find(c("xVal"))), _points(ser.find(c("yVal")))
-        sizes = _points(ser.find(c("bubbleSize")))
+        xs, ys = _points(ser.find(c("xVal")), report), _points(ser.find(c("yVal")), report)
+        sizes = _points(ser.find(c("bubbleSize")), report)
         for idx in sorted(set(xs) | set(ys)):
             row = [name, _number(xs.get(idx, str(idx + 1))), _number(ys.get(idx, ""))]
             rows.append(row + ([_number(sizes.get(idx, ""))] if bubble else []))
     return rows
 
 
-def _category_rows(series: list[tuple[str, etree._Element]]) -> list[list[str]]:
-    values = [_points(ser.find(c("val"))) for _, ser in series]
+def _category_rows(series: list[tuple[str, etree._Element]], report: DocReport | None) -> list[list[str]]:
+    values = [_points(ser.find(c("val")), report) for _, ser in series]
     cats: dict[int, str] = {}
     for _, ser in series:
-        cats = _points(ser.find(c("cat")))
+        cats = _points(ser.find(c("cat")), report)
         if cats:
             break
     indices = sorted(set(cats).union(*values)) if values else sorted(cats)
@@ -111,8 +109,9 @@ def _category_rows(series: list[tuple[str, etree._Element]]) -> list[list[str]]:
     return rows
 
 
-def chart_to_data(root: etree._Element) -> ChartData:
-    """Caption and Markdown table of one chart part (c:chartSpace)."""
+def chart_to_data(root: etree._Element, report: DocReport | None = None) -> ChartData:
+    """Caption and Markdown table of one chart part (c:chartSpace); `report` is flagged
+    value_clamped when a point's index is out of range."""
     plot = root.find(f"{c('chart')}/{c('plotArea')}")
     groups = [g for g in plot if isinstance(g.tag, str) and g.tag.endswith("Chart")] if plot is not None else []
     plot_types = [etree.QName(g).localname for g in groups]
@@ -124,5 +123,5 @@ def chart_to_data(root: etree._Element) -> ChartData:
     if not series:
         return ChartData(caption, "")
     xy = bool(plot_types) and all(t in _XY_TYPES for t in plot_types)
-    rows = _xy_rows(series) if xy else _category_rows(series)
+    rows = _xy_rows(series, report) if xy else _category_rows(series, report)
     return ChartData(caption, markdown_table(rows) if len(rows) > 1 else "")

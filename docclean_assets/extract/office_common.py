@@ -1,4 +1,5 @@
-"""Helpers shared by the DOCX and PPTX backends: package sniffing, safe XML, Markdown tables."""
+"""Helpers shared by the DOCX and PPTX backends: package sniffing, safe XML, numbers read from XML,
+parts that fail alone, Markdown tables."""
 from __future__ import annotations
 
 import io
@@ -6,9 +7,13 @@ import re
 import traceback
 import zipfile
 import zlib
+from collections.abc import Callable
+from typing import TypeVar
 
 from lxml import etree
 
+from docclean_assets.extract.model import DocReport
+from docclean_assets.extract.office_xmlcheck import Refused, check_member
 from docclean_assets.extract.settings import LimitSettings
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0"
@@ -36,8 +41,6 @@ GIB = 1 << 30
 MIB = 1 << 20
 # Members smaller than this are never judged by their ratio (tiny parts can compress very well).
 RATIO_MIN_BYTES = MIB
-# How much of each XML part's head is read to find a DTD (the prolog comes before the root element).
-PROLOG_BYTES = 64 * 1024
 
 # Never resolve entities or fetch anything from the network while parsing a part.
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True, remove_comments=True)
@@ -52,8 +55,8 @@ def extraction_error(message: str) -> Exception:
 
 def check_package(data: bytes, fmt: str, limits: LimitSettings | None = None) -> None:
     """Refuse bytes that cannot be an OOXML package, or that would unpack to more than the limits
-    allow, with a message that says why. Only the zip directory and the head of each XML part are
-    read: nothing is decompressed whole before the caps are checked."""
+    allow, or that hold a DTD in any member, with a message that says why. The zip directory is
+    checked before any member is decompressed; then each member is read up to its root element."""
     if data[:4] == OLE_MAGIC:
         raise extraction_error(
             f"{fmt}: encrypted or legacy OLE container (password-protected OOXML or pre-2007 binary format)"
@@ -66,12 +69,28 @@ def check_package(data: bytes, fmt: str, limits: LimitSettings | None = None) ->
             infos = zf.infolist()
             _check_zip_directory(infos, fmt, limits)
             for info in infos:
-                if info.filename.endswith((".xml", ".rels")):
-                    _check_prolog(zf, info, fmt)
+                _check_member(zf, info, fmt)
+    except Refused as exc:
+        raise extraction_error(str(exc)) from None
     except zipfile.BadZipFile as exc:
         raise extraction_error(f"{fmt}: corrupt or truncated ZIP package ({exc})") from exc
     except (zipfile.LargeZipFile, NotImplementedError, RuntimeError, OSError, EOFError, ValueError, zlib.error) as exc:
-        raise extraction_error(f"{fmt}: unreadable ZIP package ({type(exc).__name__}: {exc})") from exc
+        raise extraction_error(f"{fmt}: unreadable ZIP package ({describe(exc)})") from exc
+
+
+# What zipfile raises for a member it cannot decompress (corrupt deflate data, a bad local header, an
+# unsupported method, encryption): no XML parser can be given its bytes either, so it holds no DTD
+# risk; reading it later fails, and costs that part (or the document, when it is the main part).
+_UNREADABLE_MEMBER = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError)
+
+
+def _check_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, fmt: str) -> None:
+    """The DTD check of one member, skipped when the member cannot be decompressed at all."""
+    try:
+        with zf.open(info) as fh:
+            check_member(fh, info.filename, fmt)
+    except _UNREADABLE_MEMBER:
+        return
 
 
 def library_error(fmt: str, exc: Exception) -> Exception | None:
@@ -83,7 +102,34 @@ def library_error(fmt: str, exc: Exception) -> Exception | None:
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames or "docclean_assets" in frames[-1].filename:
         return None
-    return extraction_error(f"{fmt}: corrupt package part ({type(exc).__name__}: {exc})")
+    return extraction_error(f"{fmt}: corrupt package part ({describe(exc)})")
+
+
+_ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
+
+
+def describe(exc: BaseException) -> str:
+    """'<type>: <message>' of an exception without run-dependent text (object addresses; where the
+    recursion limit happened to be hit), so the same file always gets the same error."""
+    if isinstance(exc, RecursionError):
+        return "RecursionError: nested too deeply to read"
+    return _ADDRESS.sub("", f"{type(exc).__name__}: {exc}")
+
+
+T = TypeVar("T")
+
+
+def read_part(report: DocReport, part: str, read: Callable[[], T]) -> T | None:
+    """What `read()` returns, or None when the part cannot be read: that costs the part (counted
+    and flagged by report.part_failed), not the document. MemoryError still propagates (the worker
+    maps it to the memory limit)."""
+    try:
+        return read()
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure inside one part costs that part only
+        report.part_failed(part, describe(exc))
+        return None
 
 
 def _size(n: float) -> str:
@@ -108,18 +154,73 @@ def _check_zip_directory(infos: list[zipfile.ZipInfo], fmt: str, limits: LimitSe
             )
 
 
-def _check_prolog(zf: zipfile.ZipFile, info: zipfile.ZipInfo, fmt: str) -> None:
-    """OOXML parts never declare a DTD: a part that does carries entities (billion laughs, external
-    entities reading files or URLs) and is refused before any XML parser sees it."""
-    with zf.open(info) as fh:
-        head = fh.read(PROLOG_BYTES)
-    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
-        raise extraction_error(f"{fmt}: {info.filename} declares a DTD/entities (refused: OOXML parts never do)")
-
-
 def parse_xml(blob: bytes) -> etree._Element:
     """Parse one package part safely."""
     return etree.fromstring(blob, _PARSER)
+
+
+# ---------------------------------------------------------------- numbers read from package XML
+# The lexical forms of xsd:integer and xsd:double (whitespace collapsed); Python's int() and float()
+# accept more ("1_000", Arabic-Indic digits, "infinity") and raise or overflow on what they refuse.
+_XSD_INT = re.compile(r"[+-]?[0-9]+")
+_XSD_DOUBLE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?INF|NaN")
+# Digits beyond which an integer is out of every range used here (no int() of a 100,000-digit string).
+_INT_MAX_DIGITS = 18
+# Characters beyond which a decimal number is not parsed at all (xsd:double needs 25 at most).
+_DOUBLE_MAX_CHARS = 64
+
+
+def clamped(report: DocReport | None) -> None:
+    """Record on the document that a value from its XML was out of range or malformed."""
+    if report is not None:
+        report.flag("value_clamped")
+
+
+def xml_int(text: str | None, lo: int, hi: int, default: int | None, report: DocReport | None = None, *,
+            clamp: bool = True) -> int | None:
+    """An integer attribute of package XML within [lo, hi]: absent gives `default`; out of range it is
+    clamped to the range (with clamp=False it gives `default`); malformed ('INF', '0x10', '1e3', '')
+    it gives `default`. Anything but a valid in-range value flags the document `value_clamped`;
+    nothing raises, whatever the text."""
+    if text is None:
+        return default
+    s = text.strip()
+    if _XSD_INT.fullmatch(s) is None:
+        clamped(report)
+        return default
+    digits = s.lstrip("+-").lstrip("0")
+    if len(digits) > _INT_MAX_DIGITS:  # out of every range used here: no int() of a huge string
+        value = lo - 1 if s.startswith("-") else hi + 1
+    else:
+        value = int(s)
+    if lo <= value <= hi:
+        return value
+    clamped(report)
+    return min(max(value, lo), hi) if clamp else default
+
+
+def xml_float(text: str | None, lo: float, hi: float, default: float, report: DocReport | None = None) -> float:
+    """A decimal attribute of package XML within [lo, hi]: absent gives `default`; out of range
+    (INF, 1e400 included) it is clamped; malformed (NaN, '0x10', '') it gives `default`; anything but
+    a valid in-range value flags the document `value_clamped`; nothing raises."""
+    if text is None:
+        return default
+    s = text.strip()
+    if len(s) > _DOUBLE_MAX_CHARS or _XSD_DOUBLE.fullmatch(s) is None or s == "NaN":
+        clamped(report)
+        return default
+    value = float(s)
+    if lo <= value <= hi:
+        return value
+    clamped(report)
+    return min(max(value, lo), hi)
+
+
+def finite_clamp(value: float, lo: float, hi: float) -> float:
+    """`value` within [lo, hi]; NaN (from inf - inf in a transform) gives `lo`."""
+    if not value >= lo:
+        return lo
+    return hi if value > hi else value
 
 
 def alternate_branch(el: etree._Element) -> etree._Element | None:
@@ -169,15 +270,24 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+# Cells (rows x widest row) up to which short rows are padded to the full width; beyond it (one row
+# of 100,000 cells above 100,000 short ones) rows keep their own length, as GFM allows: a renderer
+# fills short rows itself. The largest corpus DOCX/PPTX table has 30,240 cells (63 x 480).
+TABLE_MAX_PADDED_CELLS = 1_000_000
+
+
 def markdown_table(rows: list[list[str]]) -> str:
-    """A GitHub-flavoured Markdown pipe table; the first row is the header, short rows are padded."""
+    """A GitHub-flavoured Markdown pipe table; the first row is the header, short rows are padded
+    (up to TABLE_MAX_PADDED_CELLS)."""
     rows = [r for r in rows if r is not None]
     if not rows:
         return ""
     width = max((len(r) for r in rows), default=0)
     if width == 0:
         return ""
-    norm = [[_cell(c) for c in r] + [""] * (width - len(r)) for r in rows]
+    pad = width * len(rows) <= TABLE_MAX_PADDED_CELLS
+    norm = [[_cell(c) for c in r] for r in rows]
+    norm = [r + [""] * (width - len(r)) if pad or i == 0 else r for i, r in enumerate(norm)]
     lines = ["| " + " | ".join(norm[0]) + " |", "| " + " | ".join(["---"] * width) + " |"]
     lines += ["| " + " | ".join(r) + " |" for r in norm[1:]]
     return "\n".join(lines)

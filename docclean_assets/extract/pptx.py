@@ -2,11 +2,13 @@
 
 Per slide: title placeholder(s) first, then the other shapes in geometric reading order (the
 column logic of `extract.layout`, shared with the PDF path), then slide-number/date/footer placeholders (dropped), SmartArt text with its frame,
-speaker notes (one block) and slide comments. One slide is one `page`; bboxes are in points.
+speaker notes (one block) and slide comments. One slide is one `page`; bboxes are in points,
+within the slide widened by OFF_SLIDE_MARGIN (a shape placed further off is clamped: flag
+geometry_clamped). A slide, notes slide, comments part, chart, diagram, equation or picture that
+cannot be read costs only itself (counted and flagged `broken_part`).
 """
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -16,17 +18,18 @@ from docclean_assets.extract.office_common import (
     A_NS,
     C_NS,
     M_NS,
-    R_NS,
-    library_error,
     MC_ALTERNATE,
+    R_NS,
     alternate_branch,
-    check_package,
     extraction_error,
     iter_text_nodes,
+    library_error,
     markdown_table,
     parse_xml,
+    read_part,
     table_has_text,
     tidy,
+    xml_int,
 )
 from docclean_assets.extract.layout import boxes_to_reading_order
 from docclean_assets.extract.office_charts import chart_to_data
@@ -34,11 +37,14 @@ from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
 from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.ocr_blocks import place_by_position
 from docclean_assets.extract.ocr_office import blob_to_picture_text
-from docclean_assets.extract.settings import LimitSettings, Settings
+from docclean_assets.extract.office_package import Opened, open_package
+from docclean_assets.extract.pptx_geometry import Frame, Xf, group_xf, xfrm_box
+from docclean_assets.extract.settings import Settings
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 DGM_NS = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
-EMU_PER_POINT = 12700
+# Paragraph levels a:pPr/@lvl (ST_TextIndentLevelType).
+MAX_TEXT_LEVEL = 8
 
 
 def p(name: str) -> str:
@@ -59,24 +65,7 @@ _GRAPHIC_CHART = C_NS
 _GRAPHIC_OLE = "http://schemas.openxmlformats.org/presentationml/2006/ole"
 _GRAPHIC_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
 _GRAPHIC_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
-
-
-@dataclass(frozen=True)
-class _Xf:
-    """Child-to-slide transform: X = tx + sx * x (EMU)."""
-
-    sx: float = 1.0
-    sy: float = 1.0
-    tx: float = 0.0
-    ty: float = 0.0
-
-    def then(self, child: _Xf) -> _Xf:
-        return _Xf(self.sx * child.sx, self.sy * child.sy, self.tx + self.sx * child.tx, self.ty + self.sy * child.ty)
-
-    def box(self, x: float, y: float, cx: float, cy: float) -> BBox:
-        x0, y0 = self.tx + self.sx * x, self.ty + self.sy * y
-        x1, y1 = x0 + abs(self.sx) * max(cx, 0), y0 + abs(self.sy) * max(cy, 0)
-        return BBox(x0 / EMU_PER_POINT, y0 / EMU_PER_POINT, x1 / EMU_PER_POINT, y1 / EMU_PER_POINT)
+_NOTES_RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide"
 
 
 @dataclass
@@ -106,39 +95,15 @@ class _Shape:
         return self.bbox.y1  # type: ignore[union-attr]
 
 
-def _num(value: str | None) -> float:
-    try:
-        return float(value) if value is not None else 0.0
-    except ValueError:
-        return 0.0
+def _level(ppr: etree._Element | None, report: DocReport | None) -> int:
+    """A paragraph's a:pPr/@lvl, 0-8."""
+    level = xml_int(ppr.get("lvl") if ppr is not None else None, 0, MAX_TEXT_LEVEL, 0, report)
+    return level  # type: ignore[return-value]
 
 
-def _xfrm_box(xfrm: etree._Element | None, xf: _Xf) -> BBox | None:
-    if xfrm is None:
-        return None
-    off, ext = xfrm.find(a("off")), xfrm.find(a("ext"))
-    if off is None or ext is None:
-        return None
-    return xf.box(_num(off.get("x")), _num(off.get("y")), _num(ext.get("cx")), _num(ext.get("cy")))
-
-
-def _group_xf(grp: etree._Element, xf: _Xf) -> _Xf:
-    """The transform of a group's children: chOff/chExt scaled onto the group's off/ext."""
-    xfrm = grp.find(f"{p('grpSpPr')}/{a('xfrm')}")
-    if xfrm is None:
-        return xf
-    off, ext, ch_off, ch_ext = (xfrm.find(a(n)) for n in ("off", "ext", "chOff", "chExt"))
-    if off is None or ext is None or ch_off is None or ch_ext is None:
-        return xf
-    ccx, ccy = _num(ch_ext.get("cx")), _num(ch_ext.get("cy"))
-    sx = _num(ext.get("cx")) / ccx if ccx else 1.0
-    sy = _num(ext.get("cy")) / ccy if ccy else 1.0
-    local = _Xf(sx, sy, _num(off.get("x")) - _num(ch_off.get("x")) * sx, _num(off.get("y")) - _num(ch_off.get("y")) * sy)
-    return xf.then(local)
-
-
-def _para_text(para: etree._Element) -> str:
-    """Text of one a:p: runs, fields and math, a:br as a newline, one mc branch."""
+def _para_text(para: etree._Element, report: DocReport | None = None, part: str = "") -> str:
+    """Text of one a:p: runs, fields and math, a:br as a newline, one mc branch; an equation that
+    cannot be read costs itself (a failed part of `report`)."""
     out: list[str] = []
 
     def walk(el: etree._Element) -> None:
@@ -149,7 +114,7 @@ def _para_text(para: etree._Element) -> str:
             elif tag == A_BR:
                 out.append("\n")
             elif tag in MATH_ROOTS:
-                out.append(omml_to_text(child))
+                out.append(_equation(child, report, part))
             elif tag in (a("pPr"), a("rPr"), a("endParaRPr")):
                 continue
             elif tag == MC_ALTERNATE:
@@ -163,6 +128,12 @@ def _para_text(para: etree._Element) -> str:
     return "".join(out).replace("\x0b", "\n")
 
 
+def _equation(el: etree._Element, report: DocReport | None, part: str) -> str:
+    if report is None:
+        return omml_to_text(el)
+    return read_part(report, f"{part} (equation)", lambda: omml_to_text(el)) or ""
+
+
 def _placeholder(el: etree._Element) -> etree._Element | None:
     for nv in ("nvSpPr", "nvPicPr", "nvGraphicFramePr", "nvGrpSpPr"):
         ph = el.find(f"{p(nv)}/{p('nvPr')}/{p('ph')}")
@@ -171,24 +142,25 @@ def _placeholder(el: etree._Element) -> etree._Element | None:
     return None
 
 
-def _is_bulleted(para: etree._Element, default: bool) -> bool:
+def _is_bulleted(para: etree._Element, default: bool, report: DocReport | None) -> bool:
     ppr = para.find(a("pPr"))
     if ppr is not None:
         if ppr.find(a("buNone")) is not None:
             return False
         if any(ppr.find(a(t)) is not None for t in ("buChar", "buAutoNum", "buBlip")):
             return True
-        if int(_num(ppr.get("lvl"))) > 0:
+        if _level(ppr, report) > 0:
             return True
     return default
 
 
-def _table_rows(tbl: etree._Element) -> list[list[str]]:
+def _table_rows(tbl: etree._Element, report: DocReport, part: str) -> list[list[str]]:
     rows: list[list[str]] = []
     for tr in tbl.iter(a("tr")):
         row = []
         for tc in tr.findall(a("tc")):
-            text = " ".join(t for t in (" ".join(_para_text(q).split()) for q in tc.iter(a("p"))) if t)
+            paras = (" ".join(_para_text(q, report, part).split()) for q in tc.iter(a("p")))
+            text = " ".join(t for t in paras if t)
             row.append(text)  # hMerge/vMerge continuation cells are empty: merged text stays in the first
         rows.append(row)
     return rows
@@ -197,16 +169,19 @@ def _table_rows(tbl: etree._Element) -> list[list[str]]:
 class _SlideReader:
     """Shapes of one slide (or notes slide) flattened with their group transforms."""
 
-    def __init__(self, part, report: DocReport, is_first_slide: bool) -> None:
+    def __init__(self, part, report: DocReport, is_first_slide: bool, opened: Opened, frame: Frame) -> None:
         self.part = part
+        self.name = str(part.partname).lstrip("/")
         self.report = report
         self.first = is_first_slide
+        self.opened = opened  # to skip parts set aside when the package was opened
+        self.frame = frame
         self.shapes: list[_Shape] = []
         self.raw_chars = 0
         self.ocr: OcrRun | None = None  # set to OCR picture shapes
         self.pictures: list[Block] = []  # their OCR'd text, placed by position after reading order
 
-    def read(self, tree: etree._Element, positions: dict, xf: _Xf = _Xf()) -> None:
+    def read(self, tree: etree._Element, positions: dict, xf: Xf = Xf()) -> None:
         for el in tree:
             tag = el.tag
             if tag == MC_ALTERNATE:
@@ -214,7 +189,7 @@ class _SlideReader:
                 if branch is not None:
                     self.read(branch, positions, xf)
             elif tag == p("grpSp"):
-                self.read(el, positions, _group_xf(el, xf))
+                self.read(el, positions, group_xf(el, xf, self.report))
             elif tag == p("sp"):
                 self._sp(el, self._box(el, positions, xf, f"{p('spPr')}/{a('xfrm')}"))
             elif tag == p("pic"):
@@ -225,12 +200,25 @@ class _SlideReader:
             elif tag == p("graphicFrame"):
                 self._frame(el, self._box(el, positions, xf, p("xfrm")))
 
-    @staticmethod
-    def _box(el, positions: dict, xf: _Xf, path: str) -> BBox | None:
-        box = _xfrm_box(el.find(path), xf)
+    def _box(self, el, positions: dict, xf: Xf, path: str) -> BBox | None:
+        """The shape's box in points, clamped to the frame around the slide."""
+        box = xfrm_box(el.find(path), xf, self.report)
         if box is None and el in positions:  # placeholder inheriting its position from the layout
             box = positions[el]
-        return box
+        return self.frame.clamp(box, self.report) if box is not None else None
+
+    def _related(self, rid: str | None, what: str):
+        """The part a relationship id of this slide points to; None when there is none (a failed
+        part) or it was set aside (already reported)."""
+        try:
+            target = self.part.related_part(rid) if rid else None
+        except KeyError:
+            target = None
+        if target is None:
+            if not self.opened.dangles(self.part, rid):  # a missing part is reported as such, once
+                self.report.part_failed(f"{self.name} {what} {rid or '(no id)'}", "its relationship names no part")
+            return None
+        return None if self.opened.unreadable(target) else target
 
     def _sp(self, el: etree._Element, box: BBox | None) -> None:
         if el.find(f"{p('spPr')}/{a('blipFill')}") is not None:
@@ -238,7 +226,7 @@ class _SlideReader:
         body = el.find(p("txBody"))
         if body is None:
             return
-        paras = [(q, tidy(_para_text(q))) for q in body.findall(a("p"))]
+        paras = [(q, tidy(_para_text(q, self.report, self.name))) for q in body.findall(a("p"))]
         paras = [(q, t) for q, t in paras if t]
         if not paras:
             return
@@ -257,10 +245,8 @@ class _SlideReader:
         default_bullet = ph_type in _BODY_PH_TYPES and len(paras) > 1
         entries = []
         for q, t in paras:
-            if _is_bulleted(q, default_bullet):
-                ppr = q.find(a("pPr"))
-                lvl = int(_num(ppr.get("lvl"))) if ppr is not None else 0
-                entries.append((Kind.LIST_ITEM, t, lvl + 1, None))
+            if _is_bulleted(q, default_bullet, self.report):
+                entries.append((Kind.LIST_ITEM, t, _level(q.find(a("pPr")), self.report) + 1, None))
             else:
                 entries.append((Kind.PARAGRAPH, t, None, None))
         self.shapes.append(_Shape(box, entries))
@@ -272,7 +258,7 @@ class _SlideReader:
         uri = data.get("uri", "")
         if uri == _GRAPHIC_TABLE:
             tbl = data.find(a("tbl"))
-            rows = _table_rows(tbl) if tbl is not None else []
+            rows = _table_rows(tbl, self.report, self.name) if tbl is not None else []
             if table_has_text(rows):
                 self.shapes.append(_Shape(box, [(Kind.TABLE, markdown_table(rows), None, None)]))
         elif uri == _GRAPHIC_CHART:
@@ -291,18 +277,29 @@ class _SlideReader:
             self.shapes.append(_Shape(box, [(Kind.IMAGE_TEXT, descr, None, None)], role="aside"))
 
     def _ocr_picture(self, el: etree._Element, box: BBox | None) -> None:
-        """The text OCR reads in a picture shape's image, as an image_text block with the shape's slide box."""
+        """The text OCR reads in a picture shape's image, as an image_text block with the shape's slide
+        box; a picture that cannot be decoded is a failed part."""
         if self.ocr is None:
             return
         blip = el.find(f"{p('blipFill')}/{a('blip')}")
         rid = blip.get(f"{{{R_NS}}}embed") if blip is not None else None
-        try:
-            blob = self.part.related_part(rid).blob if rid else None
-        except Exception:  # a missing image part: nothing to read
-            blob = None
-        found = blob_to_picture_text(blob, self.ocr, box) if blob else None
+        if not rid:
+            return
+        image = self._related(rid, "picture")
+        if image is None:
+            return
+        found = read_part(self.report, str(image.partname).lstrip("/"),
+                          lambda: blob_to_picture_text(image.blob, self.ocr, box))
         if found is not None:
             self.pictures.append(Block(kind=Kind.IMAGE_TEXT, text=found.text, bbox=found.bbox or box, meta=found.meta()))
+
+    def _read_related(self, rid: str | None, what: str, read):
+        """What `read` makes of the XML of a related part; None when it is missing, was set aside or
+        cannot be read (each a failed part, reported once)."""
+        target = self._related(rid, what)
+        if target is None:
+            return None
+        return read_part(self.report, str(target.partname).lstrip("/"), lambda: read(parse_xml(target.blob)))
 
     def _chart(self, data: etree._Element, box: BBox | None) -> None:
         """A chart's data as a caption and a Markdown table placed with the body shapes (only a
@@ -311,10 +308,8 @@ class _SlideReader:
         rid = chart.get(f"{{{R_NS}}}id") if chart is not None else None
         if not rid:
             return
-        try:
-            chart_data = chart_to_data(parse_xml(self.part.related_part(rid).blob))
-        except Exception:  # a missing chart part loses only the chart's text
-            self.report.unresolved_regions += 1
+        chart_data = self._read_related(rid, "chart", lambda root: chart_to_data(root, self.report))
+        if chart_data is None:  # a missing or broken chart part loses only the chart's text
             return
         self.raw_chars += chart_data.chars
         if chart_data.table:
@@ -329,32 +324,26 @@ class _SlideReader:
         rid = rel_ids.get(f"{{{R_NS}}}dm") if rel_ids is not None else None
         if not rid:
             return
-        try:
-            root = parse_xml(self.part.related_part(rid).blob)
-        except Exception:  # a missing or broken diagram part loses only the diagram's text
-            self.report.unresolved_regions += 1
+        read = self._read_related(rid, "diagram", self._diagram_entries)
+        if read is None:  # a missing or broken diagram part loses only the diagram's text
             return
-        self.raw_chars += sum(count_chars(t.text or "") for t in iter_text_nodes(root, TEXT_TAGS))
+        raw, entries = read
+        self.raw_chars += raw
+        if entries:
+            self.shapes.append(_Shape(box, entries))
+
+    def _diagram_entries(self, root: etree._Element) -> tuple[int, list]:
+        """Raw characters and one paragraph entry per node text of a diagram data part."""
+        raw = sum(count_chars(t.text or "") for t in iter_text_nodes(root, TEXT_TAGS))
         entries = []
         for pt in root.iter(f"{{{DGM_NS}}}pt"):
             if pt.get("type", "node") != "node":
                 continue
             for q in pt.iter(a("p")):
-                t = tidy(_para_text(q))
+                t = tidy(_para_text(q, self.report, self.name))
                 if t:
                     entries.append((Kind.PARAGRAPH, t, None, None))
-        if entries:
-            self.shapes.append(_Shape(box, entries))
-
-
-def _open(data: bytes, limits: LimitSettings):
-    check_package(data, "pptx", limits)
-    try:
-        import pptx  # python-pptx
-
-        return pptx.Presentation(io.BytesIO(data))
-    except Exception as exc:  # python-pptx raises many types for a broken package
-        raise extraction_error(f"pptx: unreadable package ({type(exc).__name__}: {exc})") from exc
+        return raw, entries
 
 
 def _positions(shapes) -> dict:
@@ -363,19 +352,21 @@ def _positions(shapes) -> dict:
     for shape in shapes:
         try:
             left, top, width, height = shape.left, shape.top, shape.width, shape.height
-        except Exception:  # an unresolvable placeholder simply has no position
+            if None in (left, top, width, height):
+                continue
+            out[shape._element] = Xf().box(left, top, width, height)
+        except Exception:  # an unresolvable placeholder (or one too far out for a float) has no position
             continue
-        if None in (left, top, width, height):
-            continue
-        out[shape._element] = _Xf().box(left, top, width, height)
     return out
 
 
-def _notes_text(slide) -> tuple[str, int]:
-    """Speaker notes of a slide (body text only) and the raw characters of the notes slide."""
-    if not slide.has_notes_slide:
-        return "", 0
-    notes = slide.notes_slide.element
+def _name(part) -> str:
+    """A part's member name in the package ('ppt/slides/slide1.xml')."""
+    return str(part.partname).lstrip("/")
+
+
+def _notes_text(notes: etree._Element, report: DocReport, name: str) -> tuple[str, int]:
+    """Speaker notes of a notes slide (body text only) and its raw characters."""
     raw = sum(count_chars(t.text or "") for t in iter_text_nodes(notes, TEXT_TAGS))
     lines = []
     for sp in notes.iter(p("sp")):
@@ -385,46 +376,74 @@ def _notes_text(slide) -> tuple[str, int]:
         body = sp.find(p("txBody"))
         if body is None:
             continue
-        lines += [_para_text(q) for q in body.findall(a("p"))]
+        lines += [_para_text(q, report, name) for q in body.findall(a("p"))]
     return tidy("\n".join(lines)), raw
 
 
-def _comment_authors(prs) -> dict[str, str]:
+def _related_parts(source, opened: Opened, accept) -> list:
+    """The parts `source` relates to with a relationship type `accept` says yes to, but those set
+    aside when the package was opened (already reported)."""
+    return [rel.target_part for rel in source.rels.values()
+            if not rel.is_external and accept(rel.reltype) and not opened.unreadable(rel.target_part)]
+
+
+def _comment_authors(prs, opened: Opened, report: DocReport) -> dict[str, str]:
     authors: dict[str, str] = {}
-    for rel in prs.part.rels.values():
-        if rel.is_external or not rel.reltype.lower().endswith(("commentauthors", "/authors")):
-            continue
-        try:
-            root = parse_xml(rel.target_part.blob)
-        except Exception:
-            continue
-        for el in root.iter():
+    for part in _related_parts(prs.part, opened, lambda t: t.lower().endswith(("commentauthors", "/authors"))):
+        root = read_part(report, _name(part), lambda: parse_xml(part.blob))
+        for el in root.iter() if root is not None else ():
             if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] in ("cmAuthor", "author") and el.get("id"):
                 authors[el.get("id")] = el.get("name", "")
     return authors
 
 
-def _comments(slide, authors: dict[str, str]) -> list[tuple[str, str]]:
-    """(author, text) of the legacy and modern comments of a slide."""
+def _comments(slide, authors: dict[str, str], opened: Opened, report: DocReport) -> list[tuple[str, str]]:
+    """(author, text) of the legacy and modern comments of a slide; a comments part that cannot be
+    read costs its comments only."""
     out = []
-    for rel in slide.part.rels.values():
-        if rel.is_external or not rel.reltype.endswith("/comments"):
+    for part in _related_parts(slide.part, opened, lambda t: t.endswith("/comments")):
+        out += read_part(report, _name(part), lambda: _part_comments(parse_xml(part.blob), authors, report,
+                                                                      _name(part))) or []
+    return out
+
+
+def _part_comments(root: etree._Element, authors: dict[str, str], report: DocReport,
+                   name: str) -> list[tuple[str, str]]:
+    """(author, text) of each comment of one comments part."""
+    out = []
+    for cm in root.iter():
+        if not isinstance(cm.tag, str) or cm.tag.rsplit("}", 1)[-1] != "cm":
             continue
+        legacy = cm.find(p("text"))
+        if legacy is not None:
+            text = legacy.text or ""
+        else:
+            text = "\n".join(_para_text(q, report, name) for q in cm.iter(a("p")))
+        text = tidy(text)
+        if text:
+            out.append((authors.get(cm.get("authorId", ""), ""), text))
+    return out
+
+
+def _slides(prs, opened: Opened, report: DocReport) -> list:
+    """The deck's slides in order, None for one that cannot be read (a failed part): a slide list
+    entry naming no part or no slide part, or a slide part set aside when the package was opened."""
+    from pptx.parts.slide import SlidePart
+
+    sld_ids = prs.element.find(p("sldIdLst"))
+    out = []
+    for number, sld_id in enumerate(sld_ids if sld_ids is not None else [], start=1):
+        rid = sld_id.get(f"{{{R_NS}}}id")
         try:
-            root = parse_xml(rel.target_part.blob)
-        except Exception:
-            continue
-        for cm in root.iter():
-            if not isinstance(cm.tag, str) or cm.tag.rsplit("}", 1)[-1] != "cm":
-                continue
-            legacy = cm.find(p("text"))
-            if legacy is not None:
-                text = legacy.text or ""
-            else:
-                text = "\n".join(_para_text(q) for q in cm.iter(a("p")))
-            text = tidy(text)
-            if text:
-                out.append((authors.get(cm.get("authorId", ""), ""), text))
+            part = prs.part.related_part(rid)
+        except KeyError:
+            if not opened.dangles(prs.part, rid):  # a missing slide part is reported as such, once
+                report.part_failed(f"slide {number}", f"its relationship {rid} names no part")
+            part = None
+        if part is not None and not isinstance(part, SlidePart):
+            report.part_failed(f"slide {number}", f"{_name(part)} is no slide ({part.content_type})")
+            part = None
+        out.append(part.slide if part is not None and not opened.unreadable(part) else None)
     return out
 
 
@@ -443,25 +462,38 @@ def extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, oc
         raise refused from exc
 
 
-def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, ocr: OcrRun | None = None) -> Extraction:
-    """Blocks of a PPTX in reading order: one page per slide, bboxes in points. Without
-    `speaker_notes` the notes are neither emitted nor counted (flag speaker_notes_omitted); with
-    `ocr`, picture shapes' text is read and placed among the slide's blocks by position."""
-    office = settings.office
-    prs = _open(data, settings.limits)
-    report = DocReport(format="pptx")
-    authors = _comment_authors(prs)
-    blocks: list[Block] = []
-    raw = 0
-    trace: dict[str, object] = {"columns_per_slide": []}
-    slides = list(prs.slides)
-    report.pages = len(slides)
-    for number, slide in enumerate(slides, start=1):
-        reader = _SlideReader(slide.part, report, number == 1)
-        reader.ocr = ocr
-        tree = slide.shapes._spTree
-        reader.read(tree, _positions(slide.shapes))
-        raw += reader.raw_chars + sum(count_chars(t.text or "") for t in iter_text_nodes(slide.element, TEXT_TAGS))
+class _Deck:
+    """One presentation being read: its package, settings, report and blocks so far."""
+
+    def __init__(self, opened: Opened, settings: Settings, report: DocReport, ocr: OcrRun | None) -> None:
+        self.opened = opened
+        self.office = settings.office
+        self.report = report
+        self.ocr = ocr
+        self.frame = Frame.of(opened.doc, report)
+        self.blocks: list[Block] = []
+        self.raw = 0
+        self.columns: list[int] = []
+
+    def slide(self, slide, number: int) -> None:
+        """The blocks of one slide; a slide that cannot be read adds none (a failed part)."""
+        start = len(self.blocks)
+        read = read_part(self.report, _name(slide.part), lambda: self._slide(slide, number))
+        if read is None:
+            del self.blocks[start:]  # what the slide added before it failed
+            return
+        raw, cols = read
+        self.raw += raw
+        self.report.columns = max(self.report.columns, cols)
+        self.columns.append(cols)
+
+    def _slide(self, slide, number: int) -> tuple[int, int]:
+        """Append the slide's blocks; its raw characters and columns."""
+        office = self.office
+        reader = _SlideReader(slide.part, self.report, number == 1, self.opened, self.frame)
+        reader.ocr = self.ocr
+        reader.read(slide.shapes._spTree, _positions(slide.shapes))
+        raw = reader.raw_chars + sum(count_chars(t.text or "") for t in iter_text_nodes(slide.element, TEXT_TAGS))
         titles = sorted(
             (s for s in reader.shapes if s.role == "title"), key=lambda s: (s.bbox.y0, s.bbox.x0) if s.bbox else (1e9, 0)
         )
@@ -470,11 +502,10 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, o
             s.inset = office.gutter_text_inset_pt
         body, cols = boxes_to_reading_order(placed, office.gutter_max_cover, office.gutter_min_width_pt,
                                             office.gutter_row_tolerance_pt, office.band_overlap_ratio)
-        report.columns = max(report.columns, cols)
-        trace["columns_per_slide"].append(cols)  # type: ignore[union-attr]
         unplaced = [s for s in reader.shapes if s.role == "body" and s.bbox is None]
         chrome = [s for s in reader.shapes if s.role == "chrome"]
         asides = [s for s in reader.shapes if s.role == "aside"]  # alt text and data-less chart captions
+        blocks = self.blocks
         start = len(blocks)
         for shape in titles + body + unplaced + asides + chrome:
             for i, (kind, text, level, drop) in enumerate(shape.entries):
@@ -483,19 +514,58 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, o
                 blocks.append(Block(kind=kind, text=text, page=number, bbox=shape.bbox, level=level, drop_reason=drop,
                                     anchor=len(blocks) + 1 if linked else None))
         place_by_position(blocks, start, reader.pictures, number)
-        notes, notes_raw = _notes_text(slide)
-        if notes and not speaker_notes:
-            report.flag("speaker_notes_omitted")
+        return raw, cols
+
+    def notes(self, slide, number: int, emit: bool) -> None:
+        """The slide's speaker notes as one block (with `emit`; else only flagged); notes that cannot
+        be read cost themselves only."""
+        read = read_part(self.report, f"{_name(slide.part)} (speaker notes)", lambda: self._notes(slide))
+        notes, notes_raw = read or ("", 0)
+        if notes and not emit:
+            self.report.flag("speaker_notes_omitted")
         elif notes:
-            raw += notes_raw
-            blocks.append(Block(kind=Kind.SPEAKER_NOTES, text=notes, page=number))
-        for author, text in _comments(slide, authors):
-            raw += count_chars(text)
-            blocks.append(Block(kind=Kind.COMMENT, text=text, page=number, meta=(("author", author),)))
-            report.comment_refs += 1
-    report.raw_chars = raw
+            self.raw += notes_raw
+            self.blocks.append(Block(kind=Kind.SPEAKER_NOTES, text=notes, page=number))
+
+    def _notes(self, slide) -> tuple[str, int]:
+        if not slide.has_notes_slide:
+            return "", 0
+        part = slide.part.part_related_by(_NOTES_RT)
+        if self.opened.unreadable(part):
+            return "", 0
+        return _notes_text(part.notes_slide.element, self.report, _name(part))
+
+    def comments(self, slide, number: int, authors: dict[str, str]) -> None:
+        for author, text in _comments(slide, authors, self.opened, self.report):
+            self.raw += count_chars(text)
+            self.blocks.append(Block(kind=Kind.COMMENT, text=text, page=number, meta=(("author", author),)))
+            self.report.comment_refs += 1
+
+
+def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, ocr: OcrRun | None = None) -> Extraction:
+    """Blocks of a PPTX in reading order: one page per slide, bboxes in points. Without
+    `speaker_notes` the notes are neither emitted nor counted (flag speaker_notes_omitted); with
+    `ocr`, picture shapes' text is read and placed among the slide's blocks by position."""
+    opened = open_package(data, "pptx", settings.limits)
+    prs = opened.doc
+    if prs.element.tag != p("presentation"):  # the main part holds something else (a slide's XML)
+        root = etree.QName(prs.element).localname
+        raise extraction_error(f"pptx: unreadable package ({_name(prs.part)} is no presentation: its root is <{root}>)")
+    report = DocReport(format="pptx")
+    opened.to_report(report)
+    deck = _Deck(opened, settings, report, ocr)
+    authors = _comment_authors(prs, opened, report)
+    slides = _slides(prs, opened, report)
+    report.pages = len(slides)
+    for number, slide in enumerate(slides, start=1):
+        if slide is None:
+            continue
+        deck.slide(slide, number)
+        deck.notes(slide, number, speaker_notes)
+        deck.comments(slide, number, authors)
+    report.raw_chars = deck.raw
     if ocr is not None:
-        ocr.to_report(report, raw)
+        ocr.to_report(report, deck.raw)
     if report.embedded_objects:
         report.flag("has_embedded_objects")
-    return Extraction(blocks=renumber(blocks), report=report, trace=trace)
+    return Extraction(blocks=renumber(deck.blocks), report=report, trace={"columns_per_slide": deck.columns})
