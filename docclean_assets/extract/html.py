@@ -249,7 +249,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     main_text = " ".join(s.text for s in main_segs if s.kind != "cell")
     trace["extractor_chars"] = len(main_text)
 
-    jsonld = None if (rules and rules.keep and not keep_nodes) else _choose_jsonld(scripts, units, main_text, report, hs)
+    jsonld = None if (rules and rules.keep and not keep_nodes) else _choose_jsonld(scripts, units, main_text, report, settings)
     if jsonld is not None:
         method = "jsonld"
         segs = [Seg("paragraph", p, key(p)) for p in jsonld]
@@ -340,8 +340,12 @@ def _comment_block(c: Comment, units: list[Unit], as_body: bool) -> Block:
 
 # ---------------------------------------------------------------- JSON-LD
 def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: DocReport,
-                   hs: HtmlSettings) -> list[str] | None:
-    """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page."""
+                   settings: Settings) -> list[str] | None:
+    """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page;
+    one whose markup breaks the page's caps costs that body (report.part_failed)."""
+    from docclean_assets.extract.api import ExtractionError
+
+    hs = settings.html
     candidates = article_bodies(scripts)
     if not candidates:
         return None
@@ -349,7 +353,11 @@ def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: Doc
     visible_key = key(visible)
     yardstick = len(main_text) if main_text.strip() else len(visible)
     for _type, body in candidates:
-        paras, _ = body_paragraphs(body)
+        try:
+            paras, _ = body_paragraphs(body, settings.limits)
+        except ExtractionError as exc:
+            report.part_failed("json-ld", f"articleBody refused: {exc}")
+            continue
         joined = " ".join(paras)
         if not joined:
             continue

@@ -9,7 +9,9 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
+from docclean_assets.extract.guard import check_html_bytes, check_html_depth
 from docclean_assets.extract.model import DocReport
+from docclean_assets.extract.settings import LimitSettings
 
 ARTICLE_TYPES = frozenset(
     {"article", "newsarticle", "blogposting", "report", "scholarlyarticle", "techarticle", "reportagenewsarticle",
@@ -144,8 +146,9 @@ def has_markup(text: str) -> bool:
     return end >= 0 and _MARKUP_TAG.search(text, 0, end) is not None
 
 
-def body_paragraphs(body: str) -> tuple[list[str], bool]:
-    """Paragraph texts of an articleBody and whether it was HTML (then parsed as markup)."""
+def body_paragraphs(body: str, limits: LimitSettings | None = None) -> tuple[list[str], bool]:
+    """Paragraph texts of an articleBody and whether it was HTML (then parsed as markup, refused
+    with an ExtractionError past the page's own size and nesting caps)."""
     # JSON escaped twice leaves "\\n" in the text: several of them and not one real line break
     if "\n" not in body and len(_ESCAPED_BREAK.findall(body)) >= 2:
         body = _ESCAPED_BREAK.sub("\n", body)
@@ -153,7 +156,12 @@ def body_paragraphs(body: str) -> tuple[list[str], bool]:
     if has_markup(text):
         from docclean_assets.extract.html_dom import segment
 
-        units = segment(LexborHTMLParser(f"<html><body>{text}</body></html>"))
+        limits = limits or LimitSettings()
+        html = f"<html><body>{text}</body></html>"
+        check_html_bytes(html.encode("utf-8", errors="replace"), limits)  # before the parser, quadratic in depth
+        tree = LexborHTMLParser(html)
+        check_html_depth(tree.root, limits)
+        units = segment(tree)
         # bodies escaped twice (&amp;quot;) keep entities after parsing
         return [unescape_all(u.plain) for u in units if u.plain.strip()], True
     text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -212,7 +212,7 @@ class Matcher:
             self._take(*self._span(j), unit)
             return True
         n = len(ukey)
-        pos = self._find(ukey, unit)
+        pos = self._find(ukey)
         if pos is not None:
             self._take(pos, pos + n, unit)
             return True
@@ -224,7 +224,7 @@ class Matcher:
                 return True
         return False
 
-    def _find(self, ukey: str, unit: int) -> int | None:
+    def _find(self, ukey: str) -> int | None:
         """Where the unit's key lies in the output, mostly unconsumed: from the cursor on, then before
         it; a short key only at the cursor or as most of one segment."""
         n, joined = len(ukey), self.joined

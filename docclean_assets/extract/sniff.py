@@ -99,5 +99,6 @@ def html_encoding(head: bytes) -> str | None:
 
 
 def _has_markup(text: str) -> bool:
+    """Whether decoded text shows one of the HTML signatures."""
     low = text.lower().encode("utf-8", errors="replace")
     return any(marker in low for marker in _HTML_MARKERS)

@@ -89,12 +89,14 @@ def jsonld_page(depth: int) -> bytes:
 
 
 def broken_jsonld_page(shape: str, size: int = 2_000_000) -> bytes:
-    """An article whose second JSON-LD script is broken JSON of `size` characters that a recovery
-    retrying at every bracket reads again and again: "[x[x[x...", unclosed nested arrays, or a
-    number of a million digits."""
+    """An article whose second JSON-LD script is hostile: broken JSON of `size` characters that a
+    recovery retrying at every bracket reads again and again ("[x[x[x...", unclosed nested arrays, a
+    number of a million digits), or an articleBody whose markup nests 100,000 levels deep."""
+    deep = {"@type": "Article", "articleBody": "<div>" * 100_000 + _BODY + "</div>" * 100_000}
     body = {"brackets": "[x" * (size // 2),
             "nested": ("[" + "1," * (size // 800)) * 400,
-            "digits": '{"@type": "Thing", "x": ' + "[1," * 100 + "1" * size}[shape]
+            "digits": '{"@type": "Thing", "x": ' + "[1," * 100 + "1" * size,
+            "deep_markup": json.dumps(deep)}[shape]
     article = json.dumps({"@type": "NewsArticle", "headline": "Harbour works", "articleBody": _BODY})
     return html_page(f'<script type="application/ld+json">{article}</script>'
                      f'<script type="application/ld+json">{body}</script>')

@@ -143,17 +143,19 @@ def test_deeply_nested_jsonld_costs_that_script_not_the_page():
     assert fine.report.broken_parts == 0 and fine.report.method == "jsonld"
 
 
-def test_broken_jsonld_that_defeats_recovery_costs_little(tmp_path):
+def test_hostile_jsonld_costs_little_and_only_its_part(tmp_path):
     jobs = []
-    for shape in ("brackets", "nested", "digits"):
+    for shape in ("brackets", "nested", "digits", "deep_markup"):
         (tmp_path / f"{shape}.html").write_bytes(T.broken_jsonld_page(shape))
         jobs.append(Job(shape, str(tmp_path / f"{shape}.html"), "html", {"settings": Settings()}))
-    # linear: about a second each; retrying at every bracket took minutes
+    # linear: about a second each; retrying at every bracket took minutes, parsing the deep body hours
     outcomes = dict((job.key, o) for job, o in run_jobs(jobs, LimitSettings(timeout_s=30, workers=2)))
     for shape, o in outcomes.items():
         assert o.kind == "ok", (shape, o.error)
         assert o.result.report.method == "jsonld", shape
         assert "harbour board met on Tuesday" in _body(o.result)
+    assert outcomes["deep_markup"].result.report.part_errors == [
+        "json-ld: articleBody refused: html: elements nested more than 512 levels deep (limit html_max_depth)"]
 
 
 @pytest.mark.parametrize("tag", ["b", "span", "div", "blockquote", "ul><li", "a href='#'", "section", "q"])
