@@ -55,7 +55,7 @@ def sibling_page(tag: str, n: int = 200_000) -> bytes:
     return html_page("".join(f"<{tag}>Item {i}</{tag}>" for i in range(n)))
 
 
-def repeated_page(n: int = 200_000) -> bytes:
+def repeated_page(n: int = 25_000) -> bytes:
     """`n` sibling divs all holding the same text."""
     return html_page("<div>Same text</div>" * n)
 
