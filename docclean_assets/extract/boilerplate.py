@@ -16,7 +16,9 @@ _ROMAN_PAGE = re.compile(r"^[ivxlcdm]+$")
 # A body line is about 1.2 em from baseline to baseline; a single line's box is under 1.6 em tall.
 LINE_HEIGHT_EM = 1.2
 SINGLE_LINE_EM = 1.6
-_PAGE_NUMBER = re.compile(r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*[-–—(\[]?\s*#\s*[-–—)\]]?(?:\s*(?:of|/|von|de)\s*#)?$")
+# Possessive spaces: two space runs around an optional bracket must not trade characters (quadratic
+# on a long run of spaces); a bracket is never a space, so the matches are the same.
+_PAGE_NUMBER = re.compile(r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*+[-–—(\[]?\s*+#\s*+[-–—)\]]?(?:\s*+(?:of|/|von|de)\s*+#)?$")
 
 
 @dataclass(frozen=True, slots=True)

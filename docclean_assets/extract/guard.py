@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from docclean_assets.extract.model import Block, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.settings import LimitSettings
+from docclean_assets.extract.sniff import HTML_SNIFF_BYTES, html_encoding
 
 CHAR_CAP_FLAG = "page_char_cap"  # a page's text came as plain lines, without layout analysis
 ENCRYPTED_FLAG = "encrypted"  # opened with the empty user password (owner password only)
@@ -123,6 +124,9 @@ def check_html_bytes(data: bytes, limits: LimitSettings) -> None:
     levels (an estimate from the bytes: the HTML parser itself is quadratic in the nesting depth)."""
     if len(data) > limits.html_max_mib * (1 << 20):
         raise _error(f"html: page too large: {len(data) / (1 << 20):.1f} MiB (limit {limits.html_max_mib:g} MiB)")
+    encoding = html_encoding(data[:HTML_SNIFF_BYTES])
+    if encoding is not None and encoding.startswith(("utf-16", "utf-32")):  # tags are not ASCII bytes there
+        data = data.decode(encoding, errors="replace").encode("utf-8", errors="replace")
     depth, raw_until = 0, None
     for m in _TAG.finditer(data):
         closing, tag = m.group(1), m.group(2).lower()
@@ -142,18 +146,25 @@ def _too_deep(limits: LimitSettings) -> str:
     return f"html: elements nested more than {limits.html_max_depth} levels deep (limit html_max_depth)"
 
 
-def check_html_depth(root, limits: LimitSettings) -> None:  # noqa: ANN001 - a selectolax LexborNode
-    """Refuse a DOM nested deeper than `html_max_depth` elements (later stages keep per-node paths,
-    quadratic in the depth). Iterative: the walk itself must not recurse."""
+def check_html_depth(root, limits: LimitSettings) -> int:  # noqa: ANN001 - a selectolax LexborNode
+    """Refuse a DOM nested deeper than `html_max_depth` elements, or whose elements' depths add up to
+    more than `html_max_ancestors` (later stages keep each node's path of ancestors); else the number
+    of elements. Iterative: the walk itself must not recurse."""
     if root is None:
-        return
-    stack = [(root, 1)]
+        return 0
+    stack, elements, ancestors = [(root, 1)], 0, 0
     while stack:
         node, depth = stack.pop()
+        elements += 1
+        ancestors += depth
         if depth > limits.html_max_depth:
             raise _error(_too_deep(limits))
+        if ancestors > limits.html_max_ancestors:
+            raise _error(f"html: too many deeply nested elements: their depths add up to more than "
+                         f"{limits.html_max_ancestors:,} (limit html_max_ancestors)")
         child = node.child
         while child is not None:
             if child.tag and not child.tag.startswith("-"):
                 stack.append((child, depth + 1))
             child = child.next
+    return elements

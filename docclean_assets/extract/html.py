@@ -19,11 +19,12 @@ from selectolax.lexbor import LexborHTMLParser
 from docclean_assets.extract.html_comments import Comment, units_to_comments
 from docclean_assets.extract.html_dom import Unit, key, markdown_table, segment
 from docclean_assets.extract.html_lede import units_to_standfirst
-from docclean_assets.extract.html_jsonld import article_bodies, body_paragraphs
+from docclean_assets.extract.html_jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html_match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.settings import HtmlSettings, Settings
+from docclean_assets.extract.sniff import HTML_SNIFF_BYTES, bom_encoding, html_encoding
 
 if TYPE_CHECKING:
     from docclean_assets.extract.api import HtmlRules
@@ -42,16 +43,18 @@ _UNDECODABLE_FRACTION = 0.3
 
 # ---------------------------------------------------------------- decoding
 def decode_html(data: bytes) -> tuple[str, str, bool]:
-    """(text, encoding used, whether bytes had to be replaced): BOM, then <meta charset>, then
-    UTF-8, then charset detection."""
-    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
-                     (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
-        if data.startswith(bom):
-            body = data[len(bom):]
-            text = body.decode(enc, errors="replace")
-            return text, enc, "\ufffd" in text and b"\xef\xbf\xbd" not in body
+    """(text, encoding used, whether bytes had to be replaced): BOM, then markup in UTF-16 without a
+    BOM, then <meta charset>, then UTF-8, then charset detection."""
+    head = data[:HTML_SNIFF_BYTES]
+    found = bom_encoding(data)
+    if found is None and (unmarked := html_encoding(head)) in ("utf-16-le", "utf-16-be"):
+        found = unmarked, 0
+    if found is not None:
+        enc, skip = found
+        body = data[skip:]
+        text = body.decode(enc, errors="replace")
+        return text, enc, "\ufffd" in text and "\ufffd".encode(enc) not in body
     declared = None
-    head = data[:4096]
     m = _META_CHARSET.search(head) or _XML_ENCODING.search(head)
     if m:
         try:
@@ -120,6 +123,30 @@ def _select(tree: LexborHTMLParser, selector: str, report: DocReport) -> list | 
         return None
 
 
+def _extractor_segments(text: str, rules: HtmlRules | None, keep_nodes: list | None, drop_nodes: list,
+                        elements: int, url: str | None, hs: HtmlSettings, report: DocReport,
+                        trace: dict[str, object]) -> list[Seg]:
+    """trafilatura's segments of the page, its drop rules applied first; none when the keep rule
+    missed, or when the page has more than `extractor_max_elements` elements (flag extractor_skipped)."""
+    if rules and rules.keep and not keep_nodes:
+        return []
+    if elements > hs.extractor_max_elements:
+        report.flag("extractor_skipped")
+        return []
+    src = text
+    if drop_nodes and keep_nodes is None:
+        pruned = LexborHTMLParser(text)
+        for sel in rules.drop if rules else ():
+            for n in _select(pruned, sel, DocReport()) or []:
+                n.decompose()
+        src = pruned.html or ""
+    segs, err = _trafilatura(src, url)
+    if err:
+        report.flag("extractor_error")
+        trace["extractor_error"] = err
+    return segs
+
+
 def _trafilatura(html: str, url: str | None) -> tuple[list[Seg], str | None]:
     """Main-content segments, and an error message when trafilatura fails.
 
@@ -181,7 +208,8 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     if replaced:
         report.flag("encoding_replaced")
     tree = LexborHTMLParser(text)
-    check_html_depth(tree.root, settings.limits)
+    elements = check_html_depth(tree.root, settings.limits)
+    scripts = jsonld_scripts(tree, report)
     title, title_src = _page_title(tree)
     trace["title"] = title
 
@@ -217,21 +245,11 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     method = "trafilatura"
 
     # the extractor runs on every page: it is also the yardstick for JSON-LD
-    src = text
-    if drop_nodes and keep_nodes is None:
-        pruned = LexborHTMLParser(text)
-        for sel in rules.drop if rules else ():
-            for n in _select(pruned, sel, DocReport()) or []:
-                n.decompose()
-        src = pruned.html or ""
-    main_segs, err = ([], None) if rules and rules.keep and not keep_nodes else _trafilatura(src, url)
-    if err:
-        report.flag("extractor_error")
-        trace["extractor_error"] = err
+    main_segs = _extractor_segments(text, rules, keep_nodes, drop_nodes, elements, url, hs, report, trace)
     main_text = " ".join(s.text for s in main_segs if s.kind != "cell")
     trace["extractor_chars"] = len(main_text)
 
-    jsonld = None if (rules and rules.keep and not keep_nodes) else _choose_jsonld(tree, units, main_text, report, hs)
+    jsonld = None if (rules and rules.keep and not keep_nodes) else _choose_jsonld(scripts, units, main_text, report, settings)
     if jsonld is not None:
         method = "jsonld"
         segs = [Seg("paragraph", p, key(p)) for p in jsonld]
@@ -244,9 +262,10 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     elif main_segs:
         _apply_segments(main_segs, units, ukeys, status, extra, hs, report, method)
     else:
-        # the extractor found nothing (tiny or unusual page): the page minus its chrome is the body,
-        # flagged, rather than an empty document
-        report.flag("extractor_empty")
+        # the extractor found nothing (tiny or unusual page) or did not run (too many elements):
+        # the page minus its chrome is the body, flagged, rather than an empty document
+        if "extractor_skipped" not in report.flags:
+            report.flag("extractor_empty")
         method = "whole_page"
         for i, u in enumerate(units):
             if not u.template:
@@ -261,7 +280,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
             status[i] = DropReason.SELECTOR_DROP
     trace["method"] = method
     report.method = method
-    comments = _route_comments(tree, units, status, hs, report)
+    comments = _route_comments(tree, scripts, units, status, hs, report)
     first_of = {c.units[0]: c for c in comments}
     as_body = bool(rules is not None and rules.comments_as_body)
 
@@ -291,12 +310,12 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
 _COMMENT = "comment"  # status of a unit that is part of a reader comment (neither body nor dropped)
 
 
-def _route_comments(tree: LexborHTMLParser, units: list[Unit], status: list, hs: HtmlSettings,
+def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list, hs: HtmlSettings,
                     report: DocReport) -> list[Comment]:
     """Mark the units of reader comments (status `_COMMENT`); the rest of a comment (author line,
     date, reply link) is boilerplate even where the extractor kept it."""
-    comments = [c for c in units_to_comments(tree, units, hs.comment_jsonld_min_chars)
-                if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
+    found = units_to_comments(tree, units, hs.comment_jsonld_min_chars, scripts, hs.match_max_steps, report)
+    comments = [c for c in found if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
     items = {c.node_id for c in comments if c.node_id}
     for i, u in enumerate(units):
         if status[i] is None and items.intersection(u.path):
@@ -320,17 +339,25 @@ def _comment_block(c: Comment, units: list[Unit], as_body: bool) -> Block:
 
 
 # ---------------------------------------------------------------- JSON-LD
-def _choose_jsonld(tree: LexborHTMLParser, units: list[Unit], main_text: str, report: DocReport,
-                   hs: HtmlSettings) -> list[str] | None:
-    """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page."""
-    candidates = article_bodies(tree)
+def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: DocReport,
+                   settings: Settings) -> list[str] | None:
+    """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page;
+    one whose markup breaks the page's caps costs that body (report.part_failed)."""
+    from docclean_assets.extract.api import ExtractionError
+
+    hs = settings.html
+    candidates = article_bodies(scripts)
     if not candidates:
         return None
     visible = " ".join(u.plain for u in units)
     visible_key = key(visible)
     yardstick = len(main_text) if main_text.strip() else len(visible)
     for _type, body in candidates:
-        paras, _ = body_paragraphs(body)
+        try:
+            paras, _ = body_paragraphs(body, settings.limits)
+        except ExtractionError as exc:
+            report.part_failed("json-ld", f"articleBody refused: {exc}")
+            continue
         joined = " ".join(paras)
         if not joined:
             continue
@@ -350,7 +377,7 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
                     status: list, extra: dict, hs: HtmlSettings, report: DocReport, method: str) -> None:
     """Units found in the chosen body text (JSON-LD or the extractor's) are body, in DOM order, with
     the DOM's own text and structure; body text no unit accounts for is inserted as blocks."""
-    matcher = Matcher(main_segs, hs.match_min_chars, hs.match_min_coverage)
+    matcher = Matcher(main_segs, hs.match_min_chars, hs.match_min_coverage, hs.match_max_steps)
     for i, (u, k) in enumerate(zip(units, ukeys)):
         if u.kind != Kind.TABLE and matcher.match_exact(k, i):
             status[i] = None
@@ -363,6 +390,9 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
                 status[i] = None
         elif matcher.match(k, i) if k else matcher.match_symbols(u.text, i):
             status[i] = None
+
+    if matcher.over_budget:
+        report.flag("alignment_budget")
 
     # chrome markers veto the extractor, unless they wrap most of what it kept
     kept = [i for i, s in enumerate(status) if s is None]
@@ -387,11 +417,12 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
 
     # text the extractor found but no unit accounts for is body all the same
     leftovers = matcher.unmatched()
+    anchors = matcher.anchors(leftovers)
     for j in leftovers:
         s = main_segs[j]
         text = markdown_table(s.rows) if s.kind == "table" and s.rows else s.text
         kind = {"cell": Kind.PARAGRAPH}.get(s.kind, s.kind)
-        extra.setdefault(matcher.anchor(j), []).append(
+        extra.setdefault(anchors[j], []).append(
             Block(kind=str(kind), text=text, level=s.level, meta=(("method", method), ("source", f"{method}_only")))
         )
     if leftovers:

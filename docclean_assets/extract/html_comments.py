@@ -3,13 +3,18 @@ or in JSON-LD, so they become `kind='comment'` blocks with author/date/id rather
 boilerplate."""
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from docclean_assets.extract.html_dom import Unit, key
 from docclean_assets.extract.html_jsonld import json_nodes
+from docclean_assets.extract.html_match import SCAN_CHARS_PER_STEP
+from docclean_assets.extract.model import DocReport
 
 # class/id tokens (whole, whitespace-separated) of the element holding a page's comment thread
 _SECTION = re.compile(
@@ -28,7 +33,8 @@ _META_WORDS = frozenset({"author", "meta", "metadata", "reply", "vcard", "avatar
 _AUTHOR_SEL = '[itemprop="author"], .fn, .comment-author, .comment_author, .author, cite, .username'
 _DATE_SEL = ('time, [itemprop="dateCreated"], [itemprop="datePublished"], .comment-date, .comment_date, '
              '.comment-metadata, .comment-time, .date')
-_SAYS = re.compile(r"\s+\S+:$")  # "Daniel Lemire says:", "Anna sagt:"
+# "Daniel Lemire says:", "Anna sagt:"; a match starts only where a run of spaces starts (linear)
+_SAYS = re.compile(r"(?<!\s)\s+\S+:$")
 _COMMENT_TYPES = frozenset({"comment", "answer"})
 # every section or comment element matches this (the regexes above then decide)
 _MARKED = ('[class*="comment" i], [id*="comment" i], [class*="respond" i], [id*="respond" i], '
@@ -187,10 +193,11 @@ def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, Le
     return ""
 
 
-def jsonld_comments(tree: LexborHTMLParser) -> list[tuple[str, str, str, str]]:
-    """(text, author, date, id) of every schema.org Comment node in the page's JSON-LD."""
+def jsonld_comments(scripts: list[Any]) -> list[tuple[str, str, str, str]]:
+    """(text, author, date, id) of every schema.org Comment node in the page's JSON-LD (parsed
+    scripts, see html_jsonld.jsonld_scripts)."""
     out = []
-    for node in json_nodes(tree):
+    for node in json_nodes(scripts):
         t = node.get("@type", "")
         types = {str(v).rsplit("/", 1)[-1].lower() for v in (t if isinstance(t, list) else [t])}
         text = node.get("text") or node.get("commentText")
@@ -206,18 +213,36 @@ def jsonld_comments(tree: LexborHTMLParser) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def units_to_comments(tree: LexborHTMLParser, units: list[Unit], min_chars: int) -> list[Comment]:
+def units_to_comments(tree: LexborHTMLParser, units: list[Unit], min_chars: int, scripts: list[Any],
+                      max_steps: int, report: DocReport | None = None) -> list[Comment]:
     """The page's comments in document order: from the markup, plus units whose text is a JSON-LD
-    Comment's text (at least `min_chars` letters and digits) where the markup does not say so."""
+    Comment's text (at least `min_chars` letters and digits) where the markup does not say so. The
+    search for those spends at most `max_steps` steps (flag `alignment_budget` when cut short)."""
     comments = dom_to_comments(tree, units)
     taken = {i for c in comments for i in c.units}
+    found = jsonld_comments(scripts)
+    if not found:
+        return comments
+    # every comment's key in one string: keys are letters and digits, so no match spans two comments
+    keys = [key(text) for text, *_ in found]
+    joined = "\x00".join(keys)
+    starts = list(itertools.accumulate((len(k) + 1 for k in keys[:-1]), initial=0))
     extra: dict[int, Comment] = {}
-    for n, (text, author, date, cid) in enumerate(jsonld_comments(tree)):
-        k = key(text)
-        for i, u in enumerate(units):
-            uk = key(u.plain)
-            if i not in taken and len(uk) >= min_chars and uk in k:
-                extra.setdefault(-1 - n, Comment(0, author, date, cid)).units.append(i)
-                taken.add(i)
+    for i, u in enumerate(units):
+        if i in taken:
+            continue
+        uk = key(u.plain)
+        if len(uk) < min_chars:
+            continue
+        max_steps -= 1 + len(joined) // SCAN_CHARS_PER_STEP
+        if max_steps < 0:
+            if report is not None:
+                report.flag("alignment_budget")
+            break
+        pos = joined.find(uk)
+        if pos >= 0:  # the first comment holding it, as when each comment was tried in turn
+            n = bisect.bisect_right(starts, pos) - 1
+            _text, author, date, cid = found[n]
+            extra.setdefault(n, Comment(0, author, date, cid)).units.append(i)
     comments += extra.values()
     return sorted(comments, key=lambda c: c.units[0])

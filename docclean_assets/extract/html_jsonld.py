@@ -9,6 +9,10 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
+from docclean_assets.extract.guard import check_html_bytes, check_html_depth
+from docclean_assets.extract.model import DocReport
+from docclean_assets.extract.settings import LimitSettings
+
 ARTICLE_TYPES = frozenset(
     {"article", "newsarticle", "blogposting", "report", "scholarlyarticle", "techarticle", "reportagenewsarticle",
      "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle", "backgroundnewsarticle", "socialmediaposting",
@@ -17,6 +21,15 @@ ARTICLE_TYPES = frozenset(
 )
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# Where the recovery of broken JSON tries again after a failed parse. A failure costs the characters
+# up to where it failed (read by the decoder, then again by its error's line count); the recovery
+# gives up past this many per script (about a second): retrying at every "[" of "[x[x[x..." or of
+# unclosed nested arrays was quadratic (2 MB: over 5 minutes).
+_OPENER = re.compile(r"[{\[]")
+_RECOVERY_CHARS = 1 << 25
+# The articleBody string of JSON too broken to parse; the escapes loop unrolled (one class per run
+# of plain characters instead of one alternation per character), same matches.
+_ARTICLE_BODY = re.compile(r'"articleBody"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)
 
 
 def _loads(raw: str) -> Any:
@@ -31,13 +44,13 @@ def _loads(raw: str) -> Any:
     # several objects concatenated, or garbage after the first object
     decoder = json.JSONDecoder(strict=False)
     found, pos, text = [], 0, _TRAILING_COMMA.sub(r"\1", _CONTROL.sub(" ", raw))
-    while pos < len(text):
-        start = min((i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0), default=-1)
-        if start < 0:
-            break
+    reads_left = _RECOVERY_CHARS
+    while reads_left > 0 and (opener := _OPENER.search(text, pos)) is not None:
+        start = opener.start()
         try:
             obj, end = decoder.raw_decode(text, start)
-        except ValueError:
+        except ValueError as exc:  # a JSONDecodeError has its offset; a 5000-digit number has none
+            reads_left -= getattr(exc, "pos", len(text)) + 1
             pos = start + 1
             continue
         found.append(obj)
@@ -45,7 +58,7 @@ def _loads(raw: str) -> Any:
     if found:
         return found
     # last resort: the articleBody string on its own, from JSON too broken to parse as a whole
-    m = re.search(r'"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"', raw, re.S)
+    m = _ARTICLE_BODY.search(raw)
     if m:
         try:
             return {"@type": "Article", "articleBody": json.loads(f'"{m.group(1)}"', strict=False)}
@@ -73,18 +86,31 @@ def _types(node: dict) -> set[str]:
     return {str(v).rsplit("/", 1)[-1].lower() for v in values}
 
 
-def json_nodes(tree: LexborHTMLParser) -> Iterator[dict]:
-    """Every object of every `application/ld+json` script of the page, nested ones included."""
-    for script in tree.css("script"):
-        if (script.attributes.get("type") or "").strip().lower() != "application/ld+json":
-            continue
-        yield from _walk(_loads(script.text(deep=True, strip=False) or ""))
+def jsonld_scripts(tree: LexborHTMLParser, report: DocReport | None = None) -> list[Any]:
+    """The parsed content of every `application/ld+json` script of the page. A script nested too
+    deep for the JSON parser costs that script (`report.part_failed`), not the page."""
+    out = []
+    scripts = [s for s in tree.css("script")
+               if (s.attributes.get("type") or "").strip().lower() == "application/ld+json"]
+    for n, script in enumerate(scripts, start=1):
+        try:
+            out.append(_loads(script.text(deep=True, strip=False) or ""))
+        except RecursionError:
+            if report is not None:
+                report.part_failed("json-ld", f"script {n} of {len(scripts)} is nested too deep to parse")
+    return out
 
 
-def article_bodies(tree: LexborHTMLParser) -> list[tuple[str, str]]:
+def json_nodes(scripts: list[Any]) -> Iterator[dict]:
+    """Every object of the parsed JSON-LD scripts (see jsonld_scripts), nested ones included."""
+    for obj in scripts:
+        yield from _walk(obj)
+
+
+def article_bodies(scripts: list[Any]) -> list[tuple[str, str]]:
     """(type, articleBody) of every article-like JSON-LD node with a non-empty body, longest first."""
     out: list[tuple[str, str]] = []
-    for node in json_nodes(tree):
+    for node in json_nodes(scripts):
         body = node.get("articleBody") if _types(node) & ARTICLE_TYPES else None
         if isinstance(body, list):
             body = "\n\n".join(str(b) for b in body if isinstance(b, str))
@@ -94,7 +120,9 @@ def article_bodies(tree: LexborHTMLParser) -> list[tuple[str, str]]:
     return out
 
 
-_MARKUP = re.compile(r"</?(p|br|div|h[1-6]|li|ul|ol|span|a|img|em|strong|b|i|iframe|blockquote|figure|table)\b[^>]*>", re.I)
+# A tag of the kinds articleBody markup uses is its name after "<" with a ">" anywhere later (see
+# has_markup: matching "[^>]*>" after each "<" rescanned the text to its end, quadratic on "<p <p <p").
+_MARKUP_TAG = re.compile(r"</?(p|br|div|h[1-6]|li|ul|ol|span|a|img|em|strong|b|i|iframe|blockquote|figure|table)\b", re.I)
 
 
 _ESCAPED_BREAK = re.compile(r"\\r\\n|\\n|\\r")
@@ -112,16 +140,28 @@ def unescape_all(text: str) -> str:
     return text
 
 
-def body_paragraphs(body: str) -> tuple[list[str], bool]:
-    """Paragraph texts of an articleBody and whether it was HTML (then parsed as markup)."""
+def has_markup(text: str) -> bool:
+    """Whether the text holds an HTML tag of the kinds an articleBody's markup uses."""
+    end = text.rfind(">")
+    return end >= 0 and _MARKUP_TAG.search(text, 0, end) is not None
+
+
+def body_paragraphs(body: str, limits: LimitSettings | None = None) -> tuple[list[str], bool]:
+    """Paragraph texts of an articleBody and whether it was HTML (then parsed as markup, refused
+    with an ExtractionError past the page's own size and nesting caps)."""
     # JSON escaped twice leaves "\\n" in the text: several of them and not one real line break
     if "\n" not in body and len(_ESCAPED_BREAK.findall(body)) >= 2:
         body = _ESCAPED_BREAK.sub("\n", body)
-    text = body if _MARKUP.search(body) else unescape_all(body)
-    if _MARKUP.search(text):
+    text = body if has_markup(body) else unescape_all(body)
+    if has_markup(text):
         from docclean_assets.extract.html_dom import segment
 
-        units = segment(LexborHTMLParser(f"<html><body>{text}</body></html>"))
+        limits = limits or LimitSettings()
+        html = f"<html><body>{text}</body></html>"
+        check_html_bytes(html.encode("utf-8", errors="replace"), limits)  # before the parser, quadratic in depth
+        tree = LexborHTMLParser(html)
+        check_html_depth(tree.root, limits)
+        units = segment(tree)
         # bodies escaped twice (&amp;quot;) keep entities after parsing
         return [unescape_all(u.plain) for u in units if u.plain.strip()], True
     text = text.replace("\r\n", "\n").replace("\r", "\n")

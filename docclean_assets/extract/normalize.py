@@ -29,7 +29,10 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 _SPACES = {ord(c): " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"}
 _TABLE = str.maketrans({**_LIGATURES, **_QUOTES, **_DASHES})
 _WORD = re.compile(r"[^\W\d_]+(?:[-\u00ad][^\W\d_]+)*", re.UNICODE)
-_BROKEN = re.compile(r"([^\W\d_]+)\u00ad\s*([^\W\d_]+)", re.UNICODE)
+# A match can only start where a run of letters starts (the look-behind), and no quantifier gives
+# back what it took (possessive): linear on a 200,000-letter token, where trying every start inside
+# the run was quadratic. Letters never match U+00AD or a space, so the matches are the same.
+_BROKEN = re.compile(r"(?<![^\W\d_])([^\W\d_]++)\u00ad\s*+([^\W\d_]++)", re.UNICODE)
 # Kinds whose line structure is meaning (Markdown tables, code, the paragraphs of a call-out panel):
 # only spaces within lines are touched.
 _LINE_KINDS = frozenset({Kind.TABLE, Kind.CODE, Kind.CALLOUT})

@@ -295,6 +295,12 @@ class OfficeSettings:
 class HtmlSettings:
     """HTML extraction thresholds."""
 
+    # A page with more elements than this is not given to trafilatura: its body is the page minus
+    # its chrome (flag `extractor_skipped`). trafilatura is quadratic in the paragraphs (libxml2
+    # evaluating `//p//text()`, also in its fast mode): an article of 30,000 paragraphs takes 4.5 s,
+    # 50,000 14 s, 200,000 over 100 s; other shapes (div, li, td, a, br) less. The corpus pages have
+    # at most 4,635 elements.
+    extractor_max_elements: int = 30_000
     # A 2xx page whose visible text is shorter than this (characters) while it carries script
     # bundles is a client-rendered shell; a real article has hundreds of characters.
     shell_max_chars: int = 200
@@ -311,6 +317,12 @@ class HtmlSettings:
     # Fraction of a unit (or of an extractor segment) that must be matched for it to count as
     # matched; 0.5 tolerates the extractor trimming a child (button, byline) out of a paragraph.
     match_min_coverage: float = 0.5
+    # Steps (html_match.SCAN_CHARS_PER_STEP) the substring searches of the alignment, and of reader
+    # comments in JSON-LD, may each spend on one page, about a microsecond each; past it only exact
+    # matches count (flag `alignment_budget`). The corpus pages need at most 2,647 steps; 30,000
+    # elements of kept paragraphs and dropped menu entries 1.4 million; 50,000 two-cell tables sharing
+    # their cells would have needed billions.
+    match_max_steps: int = 5_000_000
     # The main content container is the deepest element holding at least this fraction of the kept
     # paragraph characters; 0.8 leaves room for a stray kept line elsewhere (calibrated on the
     # mozilla_readability and scrapinghub_aeb pages).
@@ -444,13 +456,20 @@ class LimitSettings:
     # expand one glyph to thousands of characters (PDFium collapses runs of spaces, not of tabs, line
     # breaks or other blanks). Corpus pages carry at most 1.75 characters per non-space one.
     pdf_max_page_codepoints: int = 200_000
-    # HTML larger than this, MiB, is refused: parse time grows with the square of the size (a page
-    # of plain paragraphs: 1 MiB 1 s, 4 MiB 11 s, 8 MiB 43 s idle and 120 s on 2 busy cores), so 5 MiB
-    # stays well inside timeout_s; real article pages weigh 0.05-3 MiB.
+    # HTML larger than this, MiB, is refused before parsing; real article pages weigh 0.05-3 MiB.
+    # Under it, with html_max_depth, html_max_ancestors and HtmlSettings.extractor_max_elements and
+    # match_max_steps, a page stays well inside timeout_s whatever its shape: 200,000 sibling div, p,
+    # li, a, td or br elements, one 4 MB text node, 50,000 small tables, 100,000 paragraphs 400 deep,
+    # 5 MiB of plain paragraphs took 1-11 s each (2-core machine).
     html_max_mib: float = 5.0
     # Element nesting depth of an HTML page above which it is refused (estimated from the tags, then
     # measured on the DOM); Blink caps its DOM at 512 levels; the 253 corpus pages estimate <= 137.
     html_max_depth: int = 512
+    # Sum of the depths of an HTML page's elements above which it is refused: each text unit keeps
+    # the path of its ancestors, so memory grows with it (600,000 paragraphs 500 deep, 300 million:
+    # 2.9 GB and 23 s). The corpus pages reach 92,427; 40 million (100,000 paragraphs 400 deep)
+    # takes 3 s and 460 MB.
+    html_max_ancestors: int = 50_000_000
 
     def __post_init__(self) -> None:
         _check_positive(self)
