@@ -3,6 +3,7 @@ parts that fail alone, Markdown tables."""
 from __future__ import annotations
 
 import io
+import re
 import traceback
 import zipfile
 import zlib
