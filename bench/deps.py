@@ -15,7 +15,9 @@ BASE_PY = os.environ.get("BENCH_BASE_PYTHON", "python3.11")
 
 # Pinned peer requirements; each set gets its own venv because their pins conflict with ours.
 PEER_VENVS = {
-    "markitdown": ["markitdown[all]==0.1.9", "psutil"],
+    # lxml 6.2 breaks MarkItDown 0.1.9's DOCX pre-processing ("Could not find the body element" on
+    # every corpus DOCX, measured 2026-12-03); 6.1.3 is the version the project itself runs.
+    "markitdown": ["markitdown[all]==0.1.9", "lxml==6.1.3", "psutil"],
     "unstructured": ["unstructured[docx,pptx,pdf]==0.27.35", "psutil"],
 }
 # Metric helpers installed with --target (not into the project venv): olmOCR-bench's own matchers.
