@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from docclean_assets.extract.errors import ExtractionError  # noqa: F401 - re-exported: api.ExtractionError
+from docclean_assets.extract.html_rules import HtmlRules
 from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.settings import Settings
@@ -24,16 +24,6 @@ def _code_version() -> str:
 PARSER_VERSION = _code_version()
 # The extraction path of formats whose backend has only one.
 _DEFAULT_METHOD = {"pdf": "text_layer", "docx": "ooxml", "pptx": "ooxml"}
-
-
-@dataclass(frozen=True, slots=True)
-class HtmlRules:
-    """Per-source CSS rules: `keep` names the article container, `drop` removes nodes inside it;
-    `comments_as_body` puts reader comments in the body (as paragraphs) instead of kind 'comment'."""
-
-    keep: str | None = None
-    drop: tuple[str, ...] = ()
-    comments_as_body: bool = False
 
 
 def extract_document(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from lxml import etree
 
+from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.docx_altchunk import chunk_format, chunk_items
 from docclean_assets.extract.docx_body import (
     M_T,
@@ -31,7 +32,6 @@ from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.ocr_office import PictureText, blob_to_picture_text
 from docclean_assets.extract.office_charts import ChartData, chart_to_data
 from docclean_assets.extract.office_common import (
-    extraction_error,
     iter_text_nodes,
     library_error,
     parse_xml,
@@ -208,8 +208,6 @@ def _raw_chars(roots: list[etree._Element]) -> int:
 
 def extract_docx(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> Extraction:
     """See `_extract_docx`; a package that makes the OOXML library itself fail is refused with its error."""
-    from docclean_assets.extract.api import ExtractionError
-
     try:
         return _extract_docx(data, settings, ocr)
     except ExtractionError:
@@ -328,7 +326,7 @@ def _extract_docx(data: bytes, settings: Settings, ocr: OcrRun | None = None) ->
     root = document.part.element
     body = root.find(w("body"))
     if body is None:
-        raise extraction_error("docx: document part has no w:body")
+        raise ExtractionError("docx: document part has no w:body")
     doc = _Reading(opened, report, ocr)
     doc.header_footer(body, "header")
     doc.reader.numbering = doc.numbering

@@ -7,18 +7,13 @@ import io
 import re
 from dataclasses import dataclass, field
 
+from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import Block, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.sniff import HTML_SNIFF_BYTES, html_encoding
 
 CHAR_CAP_FLAG = "page_char_cap"  # a page's text came as plain lines, without layout analysis
 ENCRYPTED_FLAG = "encrypted"  # opened with the empty user password (owner password only)
-
-
-def _error(message: str) -> Exception:
-    from docclean_assets.extract.api import ExtractionError
-
-    return ExtractionError(message)
 
 
 @dataclass
@@ -45,7 +40,7 @@ def plan_pdf(data: bytes, limits: LimitSettings) -> PdfPlan:
     try:
         n = len(pdf)
         if n > limits.pdf_max_pages:
-            raise _error(f"pdf: too many pages: {n} (limit {limits.pdf_max_pages} pages)")
+            raise ExtractionError(f"pdf: too many pages: {n} (limit {limits.pdf_max_pages} pages)")
         encrypted = pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) != -1
         flooded: dict[int, str] = {}
         for i in range(n):
@@ -123,7 +118,7 @@ def check_html_bytes(data: bytes, limits: LimitSettings) -> None:
     """Refuse an HTML page larger than `html_max_mib`, or whose tags open more than `html_max_depth`
     levels (an estimate from the bytes: the HTML parser itself is quadratic in the nesting depth)."""
     if len(data) > limits.html_max_mib * (1 << 20):
-        raise _error(f"html: page too large: {len(data) / (1 << 20):.1f} MiB (limit {limits.html_max_mib:g} MiB)")
+        raise ExtractionError(f"html: page too large: {len(data) / (1 << 20):.1f} MiB (limit {limits.html_max_mib:g} MiB)")
     encoding = html_encoding(data[:HTML_SNIFF_BYTES])
     if encoding is not None and encoding.startswith(("utf-16", "utf-32")):  # tags are not ASCII bytes there
         data = data.decode(encoding, errors="replace").encode("utf-8", errors="replace")
@@ -139,7 +134,7 @@ def check_html_bytes(data: bytes, limits: LimitSettings) -> None:
         elif tag not in _FLAT:
             depth = max(0, depth - 1) if closing else depth + 1
             if depth > limits.html_max_depth:
-                raise _error(_too_deep(limits))
+                raise ExtractionError(_too_deep(limits))
 
 
 def _too_deep(limits: LimitSettings) -> str:
@@ -158,10 +153,10 @@ def check_html_depth(root, limits: LimitSettings) -> int:  # noqa: ANN001 - a se
         elements += 1
         ancestors += depth
         if depth > limits.html_max_depth:
-            raise _error(_too_deep(limits))
+            raise ExtractionError(_too_deep(limits))
         if ancestors > limits.html_max_ancestors:
-            raise _error(f"html: too many deeply nested elements: their depths add up to more than "
-                         f"{limits.html_max_ancestors:,} (limit html_max_ancestors)")
+            raise ExtractionError(f"html: too many deeply nested elements: their depths add up to more than "
+                                  f"{limits.html_max_ancestors:,} (limit html_max_ancestors)")
         child = node.child
         while child is not None:
             if child.tag and not child.tag.startswith("-"):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from selectolax.lexbor import LexborHTMLParser
 
+from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html_comments import Comment, units_to_comments
 from docclean_assets.extract.html_dom import Unit, key, markdown_table, segment
 from docclean_assets.extract.html_lede import units_to_standfirst
@@ -27,7 +28,7 @@ from docclean_assets.extract.settings import HtmlSettings, Settings
 from docclean_assets.extract.sniff import HTML_SNIFF_BYTES, bom_encoding, html_encoding
 
 if TYPE_CHECKING:
-    from docclean_assets.extract.api import HtmlRules
+    from docclean_assets.extract.html_rules import HtmlRules
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""", re.I)
@@ -199,8 +200,6 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     text, encoding, replaced = decode_html(data)
     bad = text.count("\ufffd") + text.count("\x00")
     if text and bad > _UNDECODABLE_FRACTION * len(text):
-        from docclean_assets.extract.api import ExtractionError
-
         raise ExtractionError(f"not decodable as HTML text ({bad} of {len(text)} characters invalid in {encoding})")
     text = text.replace("\x00", "")
     report = DocReport(format="html")
@@ -343,8 +342,6 @@ def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: Doc
                    settings: Settings) -> list[str] | None:
     """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page;
     one whose markup breaks the page's caps costs that body (report.part_failed)."""
-    from docclean_assets.extract.api import ExtractionError
-
     hs = settings.html
     candidates = article_bodies(scripts)
     if not candidates:

@@ -6,7 +6,6 @@ import hashlib
 import importlib
 import multiprocessing as mp
 import os
-import re
 import resource
 import signal
 import sys
@@ -19,8 +18,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from docclean_assets.extract.errors import ExtractionError
-from docclean_assets.extract.lifecycle import die_with_parent
+from docclean_assets.extract.api import extract_document
+from docclean_assets.extract.errors import ExtractionError, stable_message
 from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.schema import extraction_to_payload
 from docclean_assets.extract.settings import LimitSettings
@@ -64,8 +63,6 @@ def extract_file(blob: str, fmt: str, *, sha256: str | None = None, **options: A
     content address raw_files took), bytes that no longer match are refused: the blocks stored under
     a doc_id are always those of its bytes. The stage trace (every char of every page, for debugging)
     stays in the worker: only blocks and report return."""
-    from docclean_assets.extract.api import extract_document
-
     with open(blob, "rb") as fh:
         data = fh.read()
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
@@ -86,12 +83,10 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _child(conn: Connection, extractor: str, job: Job, limits: LimitSettings, lifeline: Connection,
-           parent: int | None) -> None:
+def _child(conn: Connection, extractor: str, job: Job, limits: LimitSettings, lifeline: Connection) -> None:
     """Worker body: die with docclean, cap memory, run the extractor (and make its rows when asked),
     send (kind, payload, peak RSS MiB)."""
     _watch(lifeline)
-    die_with_parent(parent)
     limit = limits.memory_mb * 1024 * 1024
     try:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -105,11 +100,11 @@ def _child(conn: Connection, extractor: str, job: Job, limits: LimitSettings, li
     except MemoryError:
         conn.send(("memory", f"memory limit exceeded ({limits.memory_mb} MiB)", _peak_rss_mb()))
     except RecursionError as exc:
-        conn.send(("crash", stable_error(f"RecursionError: {exc}{_where(exc)}"), _peak_rss_mb()))
+        conn.send(("crash", stable_message(f"RecursionError: {exc}{_where(exc)}"), _peak_rss_mb()))
     except ExtractionError as exc:
-        conn.send(("refused", stable_error(str(exc)), _peak_rss_mb()))
+        conn.send(("refused", stable_message(str(exc)), _peak_rss_mb()))
     except Exception as exc:  # noqa: BLE001 - every failure becomes the document's error row
-        conn.send(("crash", stable_error(f"{type(exc).__name__}: {exc}{_where(exc)}"), _peak_rss_mb()))
+        conn.send(("crash", stable_message(f"{type(exc).__name__}: {exc}{_where(exc)}"), _peak_rss_mb()))
     finally:
         conn.close()
 
@@ -154,16 +149,6 @@ def _watch(lifeline: Connection) -> None:
     threading.Thread(target=wait_for_eof, name="docclean-lifeline", daemon=True).start()
 
 
-# Object addresses and other run-dependent text in exception messages ("<_io.BytesIO object at
-# 0x7f...>"): replaced so the same file gives the same error on every run.
-_ADDRESS = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
-
-
-def stable_error(message: str) -> str:
-    """An error message without run-dependent object addresses."""
-    return _ADDRESS.sub(r"<\1>", message)
-
-
 def _where(exc: BaseException) -> str:
     """' at file.py:line' of the innermost frame, so a crash report points at the backend line."""
     last = traceback.extract_tb(exc.__traceback__)[-1:]
@@ -203,8 +188,7 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
             while pending and len(running) < workers:
                 job = pending.pop()
                 parent, child = _CTX.Pipe(duplex=False)
-                proc = _CTX.Process(target=_child, args=(child, extractor, job, limits, _lifeline(), _fork_server_pid()),
-                                    daemon=True)
+                proc = _CTX.Process(target=_child, args=(child, extractor, job, limits, _lifeline()), daemon=True)
                 with _main_hidden():
                     proc.start()
                 child.close()
@@ -225,13 +209,6 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAUL
         for r in running.values():
             r.proc.kill()
             r.proc.join()
-
-
-def _fork_server_pid() -> int | None:
-    """The pid of multiprocessing's fork server (every worker's parent), once it runs."""
-    from multiprocessing import forkserver
-
-    return getattr(forkserver._forkserver, "_forkserver_pid", None)  # noqa: SLF001 - no public accessor
 
 
 def _limit(job: Job, limits: LimitSettings) -> float:

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from lxml import etree
 
+from docclean_assets.extract.errors import ExtractionError, stable_message
 from docclean_assets.extract.model import DocReport
 from docclean_assets.extract.office_xmlcheck import Refused, check_member
 from docclean_assets.extract.settings import LimitSettings
@@ -46,23 +47,16 @@ RATIO_MIN_BYTES = MIB
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True, remove_comments=True)
 
 
-def extraction_error(message: str) -> Exception:
-    """An api.ExtractionError, imported lazily (api imports the backends lazily too)."""
-    from docclean_assets.extract.api import ExtractionError
-
-    return ExtractionError(message)
-
-
 def check_package(data: bytes, fmt: str, limits: LimitSettings | None = None) -> None:
     """Refuse bytes that cannot be an OOXML package, or that would unpack to more than the limits
     allow, or that hold a DTD in any member, with a message that says why. The zip directory is
     checked before any member is decompressed; then each member is read up to its root element."""
     if data[:4] == OLE_MAGIC:
-        raise extraction_error(
+        raise ExtractionError(
             f"{fmt}: encrypted or legacy OLE container (password-protected OOXML or pre-2007 binary format)"
         )
     if data[:2] != ZIP_MAGIC:
-        raise extraction_error(f"{fmt}: not a ZIP-based OOXML package (starts with {data[:8]!r})")
+        raise ExtractionError(f"{fmt}: not a ZIP-based OOXML package (starts with {data[:8]!r})")
     limits = limits or LimitSettings()
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -71,11 +65,11 @@ def check_package(data: bytes, fmt: str, limits: LimitSettings | None = None) ->
             for info in infos:
                 _check_member(zf, info, fmt)
     except Refused as exc:
-        raise extraction_error(str(exc)) from None
+        raise ExtractionError(str(exc)) from None
     except zipfile.BadZipFile as exc:
-        raise extraction_error(f"{fmt}: corrupt or truncated ZIP package ({exc})") from exc
+        raise ExtractionError(f"{fmt}: corrupt or truncated ZIP package ({exc})") from exc
     except (zipfile.LargeZipFile, NotImplementedError, RuntimeError, OSError, EOFError, ValueError, zlib.error) as exc:
-        raise extraction_error(f"{fmt}: unreadable ZIP package ({describe(exc)})") from exc
+        raise ExtractionError(f"{fmt}: unreadable ZIP package ({describe(exc)})") from exc
 
 
 # What zipfile raises for a member it cannot decompress (corrupt deflate data, a bad local header, an
@@ -102,10 +96,7 @@ def library_error(fmt: str, exc: Exception) -> Exception | None:
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames or "docclean_assets" in frames[-1].filename:
         return None
-    return extraction_error(f"{fmt}: corrupt package part ({describe(exc)})")
-
-
-_ADDRESS = re.compile(r" (?:object )?at 0x[0-9a-fA-F]+")
+    return ExtractionError(f"{fmt}: corrupt package part ({describe(exc)})")
 
 
 def describe(exc: BaseException) -> str:
@@ -113,7 +104,7 @@ def describe(exc: BaseException) -> str:
     recursion limit happened to be hit), so the same file always gets the same error."""
     if isinstance(exc, RecursionError):
         return "RecursionError: nested too deeply to read"
-    return _ADDRESS.sub("", f"{type(exc).__name__}: {exc}")
+    return stable_message(f"{type(exc).__name__}: {exc}")
 
 
 T = TypeVar("T")
@@ -142,13 +133,13 @@ def _check_zip_directory(infos: list[zipfile.ZipInfo], fmt: str, limits: LimitSe
     total = sum(i.file_size for i in infos)
     cap = limits.zip_max_uncompressed_mib * MIB
     if total > cap:
-        raise extraction_error(
+        raise ExtractionError(
             f"{fmt}: zip bomb suspected: {_size(total)} uncompressed (limit {limits.zip_max_uncompressed_mib} MiB)"
         )
     for i in infos:
         if i.file_size >= RATIO_MIN_BYTES and i.file_size > limits.zip_max_ratio * max(i.compress_size, 1):
             ratio = i.file_size / max(i.compress_size, 1)
-            raise extraction_error(
+            raise ExtractionError(
                 f"{fmt}: zip bomb suspected: {i.filename} expands {ratio:.0f}:1 to {_size(i.file_size)} "
                 f"(limit {limits.zip_max_ratio:g}:1)"
             )

@@ -23,8 +23,9 @@ import posixpath
 import zipfile
 from dataclasses import dataclass, field
 
+from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import DocReport
-from docclean_assets.extract.office_common import check_package, describe, extraction_error, parse_xml
+from docclean_assets.extract.office_common import check_package, describe, parse_xml
 from docclean_assets.extract.office_xmlcheck import looks_like_xml
 from docclean_assets.extract.settings import LimitSettings
 
@@ -99,7 +100,7 @@ def open_package(data: bytes, fmt: str, limits: LimitSettings) -> Opened:
     except MemoryError:
         raise
     except Exception as exc:  # noqa: BLE001 - the libraries raise many types for a broken package
-        if _is_extraction_error(exc):
+        if _is_ExtractionError(exc):
             raise
         first = exc
     broken = {**_broken_members(data, fmt), **missing}
@@ -109,14 +110,12 @@ def open_package(data: bytes, fmt: str, limits: LimitSettings) -> Opened:
         except MemoryError:
             raise
         except Exception as exc:  # noqa: BLE001 - still unreadable: the first error says why
-            if _is_extraction_error(exc):
+            if _is_ExtractionError(exc):
                 raise
-    raise extraction_error(f"{fmt}: unreadable package ({describe(first)})") from first
+    raise ExtractionError(f"{fmt}: unreadable package ({describe(first)})") from first
 
 
-def _is_extraction_error(exc: Exception) -> bool:
-    from docclean_assets.extract.api import ExtractionError
-
+def _is_ExtractionError(exc: Exception) -> bool:
     return isinstance(exc, ExtractionError)
 
 
@@ -135,7 +134,7 @@ def _load(data: bytes, fmt: str, broken: dict[str, str], dangling: set[tuple[str
     main = Package.open(io.BytesIO(data)).main_document_part
     content_type = main.content_type
     if content_type not in MAIN_TYPES[fmt] or not isinstance(main, MainPart):
-        raise extraction_error(_not_main(fmt, content_type))
+        raise ExtractionError(_not_main(fmt, content_type))
     doc = main.document if fmt == "docx" else main.presentation
     return Opened(doc, MAIN_TYPES[fmt][content_type], dict(broken), dangling)
 
@@ -177,7 +176,7 @@ def _broken_members(data: bytes, fmt: str) -> dict[str, str]:
     for name in (*_SKELETON, main):
         if name in broken or name not in names:
             why = broken.get(name, "missing from the package")
-            raise extraction_error(f"{fmt}: unreadable package ({why}) in {name}")
+            raise ExtractionError(f"{fmt}: unreadable package ({why}) in {name}")
     return broken
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import BBox, Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.office_common import (
     A_NS,
@@ -21,7 +22,6 @@ from docclean_assets.extract.office_common import (
     MC_ALTERNATE,
     R_NS,
     alternate_branch,
-    extraction_error,
     iter_text_nodes,
     library_error,
     markdown_table,
@@ -449,8 +449,6 @@ def _slides(prs, opened: Opened, report: DocReport) -> list:
 
 def extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, ocr: OcrRun | None = None) -> Extraction:
     """See `_extract_pptx`; a package that makes the OOXML library itself fail is refused with its error."""
-    from docclean_assets.extract.api import ExtractionError
-
     try:
         return _extract_pptx(data, settings, speaker_notes, ocr)
     except ExtractionError:
@@ -550,7 +548,7 @@ def _extract_pptx(data: bytes, settings: Settings, speaker_notes: bool = True, o
     prs = opened.doc
     if prs.element.tag != p("presentation"):  # the main part holds something else (a slide's XML)
         root = etree.QName(prs.element).localname
-        raise extraction_error(f"pptx: unreadable package ({_name(prs.part)} is no presentation: its root is <{root}>)")
+        raise ExtractionError(f"pptx: unreadable package ({_name(prs.part)} is no presentation: its root is <{root}>)")
     report = DocReport(format="pptx")
     opened.to_report(report)
     deck = _Deck(opened, settings, report, ocr)

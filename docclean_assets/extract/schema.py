@@ -307,6 +307,7 @@ def table_to_blocks(table: pa.Table) -> Iterator[tuple[DocRef, Block]]:
 
 
 _REPORT_FIELDS = (*_REPORT_COUNTS, "flags", "part_errors", "method")
+_REPORT_SCHEMA = pa.schema([DOCS_SCHEMA.field(n) for n in _REPORT_FIELDS])
 
 
 def report_fields(report: DocReport) -> dict:
@@ -314,7 +315,7 @@ def report_fields(report: DocReport) -> dict:
     be clamped flags the document `value_clamped`."""
     raw = {name: getattr(report, name) for name in _REPORT_FIELDS}
     raw["flags"], raw["part_errors"] = list(report.flags), list(report.part_errors)
-    row, changed = fit_row(raw, pa.schema([DOCS_SCHEMA.field(n) for n in _REPORT_FIELDS]))
+    row, changed = fit_row(raw, _REPORT_SCHEMA)
     if changed and CLAMPED_FLAG not in row["flags"]:
         row["flags"].append(CLAMPED_FLAG)
     return row

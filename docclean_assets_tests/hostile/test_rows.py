@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from docclean_assets import pipeline
-from docclean_assets.extract.schema import BLOCKS_SCHEMA, DOCS_SCHEMA, RAW_FILES_SCHEMA, fit_row
+from docclean_assets.extract.schema import DOCS_SCHEMA, RAW_FILES_SCHEMA, fit_row
 from docclean_assets.extract.settings import LimitSettings, Settings
 from docclean_assets.sources import Source, name_to_text, text_to_name, walk_source
 from docclean_assets.store import ParquetStore
@@ -223,4 +223,3 @@ def test_schemas_accept_what_the_inventory_writes(tmp_path):
     raw = pipeline.raw_files_table(src, Path("/nonexistent"), Settings())
     assert raw.schema == RAW_FILES_SCHEMA and raw.num_rows == 2
     assert {r["path"] for r in raw.to_pylist()} == {"\\xe9t\\xe9.pdf", "a.docx"}
-    assert BLOCKS_SCHEMA.field("path").type == pa.string()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
 from docclean_assets.extract.ocr import OcrRun
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
@@ -177,8 +178,6 @@ def extract_pdf(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> E
 
 def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     """Blocks of the PDF's text layer in reading order; raises ExtractionError for unreadable files."""
-    from docclean_assets.extract.api import ExtractionError
-
     s = settings.pdf
     report = DocReport(format="pdf")
     trace: dict[str, dict[int, object]] = {

@@ -17,6 +17,8 @@ from typing import NamedTuple
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from docclean_assets.extract.errors import ExtractionError
+
 # Per-char calls returning the text object as a plain int (0 for generated chars): PDFium pointers
 # as ints can key a dict, and ctypes skips building a pointer object on every call.
 text_object_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
@@ -84,8 +86,6 @@ def page_frame(page: pdfium.PdfPage) -> PageFrame:
 
 def open_pdf(data: bytes) -> pdfium.PdfDocument:
     """Open the bytes with PDFium (empty user password), mapping every failure to ExtractionError."""
-    from docclean_assets.extract.api import ExtractionError
-
     try:
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
