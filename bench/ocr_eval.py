@@ -90,8 +90,8 @@ def corpus_pages(n: int, dpi: int) -> list[tuple[str, object, str]]:
 
 
 def run_tesseract(images, dpi_of) -> dict[str, dict]:
-    from docclean_assets.extract.ocr import image_to_words
-    from docclean_assets.extract.settings import OcrSettings
+    from docclean_assets.extract.ocr.engine import image_to_words
+    from docclean_assets.extract.ocr.settings import OcrSettings
 
     s = OcrSettings()
     out = {}
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=deps.BENCH / "out")
     ap.add_argument("--no-cost", action="store_true", help="skip the corpus ocr off/auto timing")
     args = ap.parse_args(argv)
-    from docclean_assets.extract.settings import OcrSettings
+    from docclean_assets.extract.ocr.settings import OcrSettings
 
     dpi = OcrSettings().page_dpi
     images = fixture_images() + corpus_pages(args.pages, dpi)

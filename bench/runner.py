@@ -38,7 +38,7 @@ def load_docclean(fmt):
     from docclean_assets.extract.sniff import sniff_format
 
     settings = Settings()
-    backend = {"pdf": "pdf", "docx": "docx", "pptx": "pptx", "html": "html"}[fmt]
+    backend = {"pdf": "pdf.document", "docx": "office.docx", "pptx": "office.pptx", "html": "html.document"}[fmt]
     __import__(f"docclean_assets.extract.{backend}")  # warm: imports are not charged to document 1
 
     def run(path):

@@ -14,7 +14,7 @@ from docx.opc.part import Part
 from lxml import etree
 
 from docclean_assets.extract.api import ExtractionError, extract_document
-from docclean_assets.extract.docx import extract_docx
+from docclean_assets.extract.office.docx import extract_docx
 from docclean_assets.extract.model import count_chars
 from docclean_assets.extract.settings import Settings
 

@@ -6,7 +6,7 @@ import docx
 from docx.enum.style import WD_STYLE_TYPE
 from lxml import etree
 
-from docclean_assets.extract.docx_numbering import format_number
+from docclean_assets.extract.office.numbering import format_number
 from docclean_assets_tests.test_docx import NSDECL, _body, _extract, _inject
 
 SYMBOL_BULLET = "\uf0b7"  # the Symbol font's bullet, stored in the private use area

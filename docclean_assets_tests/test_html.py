@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from docclean_assets.extract.api import ExtractionError, HtmlRules, extract_document
-from docclean_assets.extract.html import decode_html, extract_html
+from docclean_assets.extract.html.document import decode_html, extract_html
 from docclean_assets.extract.model import count_chars
-from docclean_assets.extract.settings import HtmlSettings, Settings
+from docclean_assets.extract.html.settings import HtmlSettings
+from docclean_assets.extract.settings import Settings
 
 S = Settings()
 

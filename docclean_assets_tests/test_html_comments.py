@@ -7,10 +7,10 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.api import HtmlRules
-from docclean_assets.extract.html import decode_html, extract_html
-from docclean_assets.extract.html_dom import segment
-from docclean_assets.extract.html_jsonld import body_paragraphs
-from docclean_assets.extract.html_lede import units_to_standfirst
+from docclean_assets.extract.html.document import decode_html, extract_html
+from docclean_assets.extract.html.dom import segment
+from docclean_assets.extract.html.jsonld import body_paragraphs
+from docclean_assets.extract.html.lede import units_to_standfirst
 from docclean_assets.extract.model import DropReason, Kind
 from docclean_assets.extract.settings import Settings
 from docclean_assets.sources import SourceConfigError, load_sources

@@ -11,7 +11,9 @@ class Block:
 sys.meta_path.insert(0, Block())
 import docclean_assets.extract as ex
 from docclean_assets.extract import api, boilerplate, normalize, quality, schema, isolate, sniff
-from docclean_assets.extract import pdf, docx, pptx, html
+from docclean_assets.extract.pdf import document
+from docclean_assets.extract.office import docx, pptx
+from docclean_assets.extract.html import document as html_document
 from docclean_assets import sources, store, inventory, pipeline
 r = ex.extract_document(b'<html><body><article><h1>T</h1><p>' + b'Plain words here. ' * 20 + b'</p></article></body></html>', 'html')
 assert any(b.in_body for b in r.blocks), r

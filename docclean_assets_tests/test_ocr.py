@@ -11,9 +11,10 @@ from dataclasses import replace
 import pytest
 
 from docclean_assets.extract.api import extract_document
-from docclean_assets.extract.ocr import engine_path
+from docclean_assets.extract.ocr.engine import engine_path
 from docclean_assets.extract.schema import QUALITY_SCHEMA, DocRef, report_to_row, row_to_report
-from docclean_assets.extract.settings import OcrSettings, Settings
+from docclean_assets.extract.ocr.settings import OcrSettings
+from docclean_assets.extract.settings import Settings
 from docclean_assets.sources import SourceConfigError, load_sources
 from docclean_assets_tests.fixtures import build_ocr as F
 
@@ -225,7 +226,7 @@ def test_time_budget_stops_picture_ocr_but_not_the_document():
 
 def test_placing_a_picture_block_keeps_anchors_on_their_blocks():
     from docclean_assets.extract.model import BBox, Block
-    from docclean_assets.extract.ocr_blocks import place_by_position
+    from docclean_assets.extract.ocr.blocks import place_by_position
 
     blocks = [Block("heading", "Earlier slide", page=1, bbox=BBox(0, 0, 100, 20)),
               Block("caption", "Chart: sales", page=2, bbox=BBox(0, 0, 100, 20), anchor=2),

@@ -14,7 +14,7 @@ from pptx.chart.xmlwriter import ChartXmlWriter
 from pptx.enum.chart import XL_CHART_TYPE
 from pptx.util import Pt
 
-from docclean_assets.extract.pptx import extract_pptx
+from docclean_assets.extract.office.pptx import extract_pptx
 from docclean_assets.extract.settings import Settings
 from docclean_assets_tests.test_docx import _extract, _inject
 

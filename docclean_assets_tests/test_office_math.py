@@ -9,7 +9,7 @@ from lxml import etree
 from pptx import Presentation
 from pptx.util import Pt
 
-from docclean_assets.extract.pptx import extract_pptx
+from docclean_assets.extract.office.pptx import extract_pptx
 from docclean_assets.extract.settings import Settings
 from docclean_assets_tests.test_docx import _body, _extract, _inject
 

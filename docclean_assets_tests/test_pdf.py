@@ -14,7 +14,7 @@ from reportlab.pdfgen import canvas
 from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.normalize import normalize_blocks
-from docclean_assets.extract.pdf import extract_pdf
+from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.settings import Settings
 
 PAGE_W, PAGE_H = letter

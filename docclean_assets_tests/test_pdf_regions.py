@@ -5,7 +5,7 @@ from __future__ import annotations
 from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.model import Block
-from docclean_assets.extract.pdf import extract_pdf
+from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.settings import Settings
 from docclean_assets_tests.test_pdf import PAGE_H, make_pdf, para, words
 

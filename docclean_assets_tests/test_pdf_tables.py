@@ -4,7 +4,7 @@ from __future__ import annotations
 from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.model import Block
-from docclean_assets.extract.pdf import extract_pdf
+from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.table_grid import cells_read_as_math
 from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_markdown
 from docclean_assets.extract.quality import document_figures

@@ -13,8 +13,9 @@ from pptx import Presentation
 from pptx.util import Emu, Pt
 
 from docclean_assets.extract.api import ExtractionError, extract_document
-from docclean_assets.extract.pptx import extract_pptx
-from docclean_assets.extract.settings import OfficeSettings, Settings
+from docclean_assets.extract.office.pptx import extract_pptx
+from docclean_assets.extract.office.settings import OfficeSettings
+from docclean_assets.extract.settings import Settings
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"

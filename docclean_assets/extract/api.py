@@ -5,9 +5,14 @@ import hashlib
 from pathlib import Path
 
 from docclean_assets.extract.errors import ExtractionError  # noqa: F401 - re-exported: api.ExtractionError
-from docclean_assets.extract.html_rules import HtmlRules
+from docclean_assets.extract.guard import check_html_bytes, merge_flooded, plan_pdf
+from docclean_assets.extract.html.document import extract_html
+from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.model import Extraction
-from docclean_assets.extract.ocr import OcrRun
+from docclean_assets.extract.ocr.engine import OcrRun
+from docclean_assets.extract.office.docx import extract_docx
+from docclean_assets.extract.office.pptx import extract_pptx
+from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.settings import Settings
 
 
@@ -54,23 +59,13 @@ def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRule
     if not data:
         raise ExtractionError("empty file (0 bytes)")
     if fmt == "pdf":
-        from docclean_assets.extract.guard import merge_flooded, plan_pdf
-        from docclean_assets.extract.pdf import extract_pdf
-
         plan = plan_pdf(data, settings.limits)  # page cap; pages over the char cap set aside
         return merge_flooded(extract_pdf(plan.data, settings, ocr), plan)
     if fmt == "docx":
-        from docclean_assets.extract.docx import extract_docx
-
         return extract_docx(data, settings, ocr)
     if fmt == "pptx":
-        from docclean_assets.extract.pptx import extract_pptx
-
         return extract_pptx(data, settings, speaker_notes=speaker_notes, ocr=ocr)
     if fmt == "html":
-        from docclean_assets.extract.guard import check_html_bytes
-        from docclean_assets.extract.html import extract_html
-
         check_html_bytes(data, settings.limits)
         return extract_html(data, settings, rules=html_rules, url=url)
     raise ExtractionError(f"unsupported format {fmt!r}")

@@ -1,6 +1,6 @@
 """Caps checked before (or around) a backend so hostile input is refused or degraded, never parsed
 without bound: pages per PDF, characters per PDF page, HTML size and nesting depth. The OOXML zip
-caps live in office_common.check_package (they need the zip directory)."""
+caps live in office.common.check_package (they need the zip directory)."""
 from __future__ import annotations
 
 import io

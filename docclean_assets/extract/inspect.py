@@ -5,7 +5,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from docclean_assets.extract.model import BBox, Block, Kind
-from docclean_assets.extract.pdf import PAGE_TURN_META
+from docclean_assets.extract.pdf.document import PAGE_TURN_META
 
 # One colour per kind (RGB); dropped blocks are hatched in their kind's colour.
 KIND_COLOURS: dict[str, tuple[int, int, int]] = {

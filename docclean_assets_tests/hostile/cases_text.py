@@ -139,9 +139,9 @@ def _stages() -> dict:
     from docclean_assets.extract import boilerplate as bp
     from docclean_assets.extract import normalize as nz
     from docclean_assets.extract.api import extract_document
-    from docclean_assets.extract.html_jsonld import body_paragraphs, unescape_all
+    from docclean_assets.extract.html.jsonld import body_paragraphs, unescape_all
     from docclean_assets.extract.model import Block, DocReport
-    from docclean_assets.extract.office_common import tidy
+    from docclean_assets.extract.office.common import tidy
     from docclean_assets.extract.quality import document_figures
 
     def continuation(t: str) -> int:
@@ -168,10 +168,10 @@ def _stages() -> dict:
 
 
 # Modules whose regular expressions see input text.
-TEXT_MODULES = ("normalize", "boilerplate", "quality", "office_common", "html", "html_dom", "html_comments",
-                "html_jsonld", "html_lede", "html_match", "guard", "sniff")
+TEXT_MODULES = ("normalize", "boilerplate", "quality", "office.common", "html.document", "html.dom", "html.comments",
+                "html.jsonld", "html.lede", "html.match", "guard", "sniff")
 # Patterns only ever applied to a bounded slice of the input, named with the bound.
-BOUNDED = {"html._META_CHARSET": "the first 4 KiB", "html._XML_ENCODING": "the first 4 KiB"}
+BOUNDED = {"html.document._META_CHARSET": "the first 4 KiB", "html.document._XML_ENCODING": "the first 4 KiB"}
 
 
 def module_regexes() -> list:

@@ -155,7 +155,7 @@ def test_external_entities_are_never_read_or_fetched(tmp_path):
         assert msg == "docx: word/document.xml declares a DTD/entities (refused: OOXML parts never do)"
         assert "CANARY" not in msg
         # even a parser reached past the package check does not expand them (defence in depth)
-        from docclean_assets.extract.office_common import parse_xml
+        from docclean_assets.extract.office.common import parse_xml
 
         root = parse_xml(C._docx_xml("<w:p><w:r><w:t>&secret;</w:t></w:r></w:p>",
                                      f'<!DOCTYPE w:document [<!ENTITY secret SYSTEM "{secret.as_uri()}">]>\n').encode())

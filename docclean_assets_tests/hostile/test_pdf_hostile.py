@@ -13,8 +13,8 @@ from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.guard import PdfPlan, check_html_bytes, merge_flooded
 from docclean_assets.extract.model import DocReport, Extraction
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
-from docclean_assets.extract.ocr import engine_path
-from docclean_assets.extract.pdf import PAGE_TURN_META
+from docclean_assets.extract.ocr.engine import engine_path
+from docclean_assets.extract.pdf.document import PAGE_TURN_META
 from docclean_assets.extract.pdf.blocks import PBlock, join_lines
 from docclean_assets.extract.pdf.chars import Char, PageInfo
 from docclean_assets.extract.pdf.footnotes import page_footnotes
@@ -24,7 +24,9 @@ from docclean_assets.extract.pdf.ocr_pages import page_needs_ocr, unmapped_count
 from docclean_assets.extract.pdf.pullquotes import fold, pages_to_pull_quotes
 from docclean_assets.extract.pdf.table_grid import cells_read_as_math
 from docclean_assets.extract.pdf.table_model import rows_to_markdown
-from docclean_assets.extract.settings import LimitSettings, OcrSettings, PdfSettings
+from docclean_assets.extract.ocr.settings import OcrSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
+from docclean_assets.extract.settings import LimitSettings
 from docclean_assets_tests.fixtures import build_ocr
 from docclean_assets_tests.hostile import cases_pdf as P
 from docclean_assets_tests.test_ocr import MIN_RECALL, recall

@@ -5,11 +5,12 @@ import pytest
 
 from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.guard import check_html_bytes
-from docclean_assets.extract.html_dom import key
-from docclean_assets.extract.html_match import Matcher, Seg
+from docclean_assets.extract.html.dom import key
+from docclean_assets.extract.html.match import Matcher, Seg
 from docclean_assets.extract.isolate import Job, run_jobs
 from docclean_assets.extract.normalize import dehyphenate, vocabulary
-from docclean_assets.extract.settings import HtmlSettings, LimitSettings, Settings
+from docclean_assets.extract.html.settings import HtmlSettings
+from docclean_assets.extract.settings import LimitSettings, Settings
 from docclean_assets.extract.sniff import sniff_file, sniff_format
 from docclean_assets_tests.hostile import cases_text as T
 
@@ -41,8 +42,8 @@ def test_every_text_stage_stays_linear_on_200000_character_tokens(tmp_path):
 
 def test_the_regex_stage_sees_the_regexes_of_every_text_module():
     names = {name for name, _ in T.module_regexes()}
-    for expected in ("normalize._BROKEN", "normalize._WORD", "boilerplate._PAGE_NUMBER", "html_jsonld._MARKUP_TAG",
-                     "html_jsonld._ARTICLE_BODY", "html_comments._SAYS", "html_lede._SENTENCE_END", "guard._TAG"):
+    for expected in ("normalize._BROKEN", "normalize._WORD", "boilerplate._PAGE_NUMBER", "html.jsonld._MARKUP_TAG",
+                     "html.jsonld._ARTICLE_BODY", "html.comments._SAYS", "html.lede._SENTENCE_END", "guard._TAG"):
         assert expected in names
 
 

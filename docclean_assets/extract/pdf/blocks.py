@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
 from docclean_assets.extract.pdf.lines import Line
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 
 @dataclass(slots=True)

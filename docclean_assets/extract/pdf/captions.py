@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.graphics import Graphic
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 Box = tuple[float, float, float, float]
 _TABLE_WORDS = ("table", "tab.", "tabelle")

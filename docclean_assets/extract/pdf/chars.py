@@ -37,8 +37,7 @@ from docclean_assets.extract.pdf.pdfium import (
     rgba_lightness,
     text_object_of,
 )
-from docclean_assets.extract.pdf.pdfium import open_pdf as open_pdf  # re-exported: the stage's entry
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 _HYPHEN_MARKS = ("\x02", "\ufffe")  # PDFium marks a hyphen ending a line (GetUnicode, GetText)
 

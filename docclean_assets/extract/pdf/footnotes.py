@@ -11,7 +11,7 @@ import re
 
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 # A marker, then either a space and text or a letter directly ("3https://...", "1 The ..."); "16:21" is
 # no marker.

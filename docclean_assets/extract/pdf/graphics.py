@@ -14,7 +14,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docclean_assets.extract.pdf.pdfium import PageFrame, page_frame
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 _Matrix = tuple[float, float, float, float, float, float]
 _IDENTITY: _Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)

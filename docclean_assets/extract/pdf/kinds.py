@@ -5,7 +5,7 @@ import re
 
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 _CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
 _BULLET = re.compile(r"^[•◦▪‣●○■□➢►–]\s*\S")

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from docclean_assets.extract.bidi import visual_to_logical
 from docclean_assets.extract.pdf.chars import Char, is_bold_font, size_key
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 
 class Word(NamedTuple):

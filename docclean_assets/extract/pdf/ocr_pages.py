@@ -19,10 +19,10 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docclean_assets.extract.model import BBox, Block, DropReason, Extraction, Kind, count_chars, renumber
-from docclean_assets.extract.ocr import OcrRun, is_photo
-from docclean_assets.extract.ocr_blocks import (
+from docclean_assets.extract.ocr.engine import OcrRun, is_photo
+from docclean_assets.extract.ocr.blocks import (
     Frame,
-    OcrParagraph,
+    accept_picture_text,
     insert_at_position,
     mean_confidence,
     paragraphs_box,
@@ -31,7 +31,7 @@ from docclean_assets.extract.ocr_blocks import (
 )
 from docclean_assets.extract.pdf.chars import Char
 from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META, PageFrame, open_pdf, opened_page, page_frame
-from docclean_assets.extract.settings import OcrSettings
+from docclean_assets.extract.ocr.settings import OcrSettings
 
 _CID = re.compile(r"\(cid:\d+\)")
 
@@ -168,18 +168,6 @@ def picture_to_block(page: pdfium.PdfPage, frame: PageFrame, number: int, pic: P
         return None
     return Block(kind=Kind.IMAGE_TEXT, text=paragraphs_text(paras), page=number, bbox=paragraphs_box(paras),
                  meta=_meta(run, "picture", mean_confidence(paras), frame))
-
-
-def accept_picture_text(paras: list[OcrParagraph], run: OcrRun) -> bool:
-    """Count an OCR'd picture as read (confident text) or empty; True when its text is kept."""
-    conf = mean_confidence(paras)
-    if not paras or conf < run.settings.min_block_confidence:
-        run.pictures_empty += 1
-        return False
-    run.pictures += 1
-    run.confidences.extend(c for p in paras for c in p.confidences)
-    run.ocr_chars += sum(count_chars(p.text) for p in paras)
-    return True
 
 
 def _merge(blocks: list[Block], page_new: dict[int, tuple[list[Block], list[Block]]]) -> list[Block]:

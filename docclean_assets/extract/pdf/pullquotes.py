@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
 from docclean_assets.extract.pdf.blocks import PBlock
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 _QUOTES = frozenset("\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d")
 _DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212")

@@ -20,7 +20,7 @@ from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
 from docclean_assets.extract.pdf.chars import Char, PageInfo
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 # Paint at least this light (relative luminance) is invisible on a white page: white boxes mask
 # content or carry links, they frame nothing.

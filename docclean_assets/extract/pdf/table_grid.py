@@ -24,7 +24,7 @@ from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Line, Word, make_line
 from docclean_assets.extract.pdf.regions import visible
 from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, fallback_text, grid_to_markdown, table_block
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 
 class Row(NamedTuple):

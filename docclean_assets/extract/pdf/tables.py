@@ -19,7 +19,7 @@ from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.regions import visible
 from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, grid_to_markdown, table_block
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 Box = tuple[float, float, float, float]
 

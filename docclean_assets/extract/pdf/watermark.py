@@ -12,7 +12,7 @@ import statistics
 from typing import NamedTuple
 
 from docclean_assets.extract.pdf.chars import Char
-from docclean_assets.extract.settings import PdfSettings
+from docclean_assets.extract.pdf.settings import PdfSettings
 
 
 class RotatedLine(NamedTuple):

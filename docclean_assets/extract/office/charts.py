@@ -14,7 +14,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from docclean_assets.extract.model import DocReport, count_chars
-from docclean_assets.extract.office_common import A_NS, C_NS, markdown_table, tidy, xml_float, xml_int
+from docclean_assets.extract.office.common import A_NS, C_NS, markdown_table, tidy, xml_float, xml_int
 
 CHART_URI = C_NS  # graphicData/@uri of a chart frame, and the namespace of its c:chart reference
 _XY_TYPES = frozenset({"scatterChart", "bubbleChart"})

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from docclean_assets.extract.model import BBox, DocReport
-from docclean_assets.extract.office_common import A_NS, finite_clamp, xml_float
+from docclean_assets.extract.office.common import A_NS, finite_clamp, xml_float
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 EMU_PER_POINT = 12700

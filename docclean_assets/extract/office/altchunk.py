@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from lxml import etree
 from lxml import html as lxml_html
 
-from docclean_assets.extract.docx_body import Item
+from docclean_assets.extract.office.docx_body import Item
 from docclean_assets.extract.model import Kind
-from docclean_assets.extract.office_common import markdown_table, table_has_text
+from docclean_assets.extract.office.common import markdown_table, table_has_text
 
 # Content types of the formats read (the part's content type in [Content_Types].xml decides).
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})

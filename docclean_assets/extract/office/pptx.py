@@ -15,7 +15,7 @@ from lxml import etree
 
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import BBox, Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
-from docclean_assets.extract.office_common import (
+from docclean_assets.extract.office.common import (
     A_NS,
     C_NS,
     M_NS,
@@ -32,13 +32,13 @@ from docclean_assets.extract.office_common import (
     xml_int,
 )
 from docclean_assets.extract.layout import boxes_to_reading_order
-from docclean_assets.extract.office_charts import chart_to_data
-from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
-from docclean_assets.extract.ocr import OcrRun
-from docclean_assets.extract.ocr_blocks import place_by_position
-from docclean_assets.extract.ocr_office import blob_to_picture_text
-from docclean_assets.extract.office_package import Opened, open_package
-from docclean_assets.extract.pptx_geometry import Frame, Xf, group_xf, xfrm_box
+from docclean_assets.extract.office.charts import chart_to_data
+from docclean_assets.extract.office.math import MATH_ROOTS, omml_to_text
+from docclean_assets.extract.ocr.engine import OcrRun
+from docclean_assets.extract.ocr.blocks import place_by_position
+from docclean_assets.extract.ocr.office import blob_to_picture_text
+from docclean_assets.extract.office.package import Opened, open_package
+from docclean_assets.extract.office.pptx_geometry import Frame, Xf, group_xf, xfrm_box
 from docclean_assets.extract.settings import Settings
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"

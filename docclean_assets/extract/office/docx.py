@@ -15,8 +15,8 @@ from collections.abc import Callable
 from lxml import etree
 
 from docclean_assets.extract.errors import ExtractionError
-from docclean_assets.extract.docx_altchunk import chunk_format, chunk_items
-from docclean_assets.extract.docx_body import (
+from docclean_assets.extract.office.altchunk import chunk_format, chunk_items
+from docclean_assets.extract.office.docx_body import (
     M_T,
     TEXT_TAGS,
     W_DELTEXT,
@@ -26,12 +26,12 @@ from docclean_assets.extract.docx_body import (
     StyleMap,
     w,
 )
-from docclean_assets.extract.docx_numbering import Numbering
+from docclean_assets.extract.office.numbering import Numbering
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars
-from docclean_assets.extract.ocr import OcrRun
-from docclean_assets.extract.ocr_office import PictureText, blob_to_picture_text
-from docclean_assets.extract.office_charts import ChartData, chart_to_data
-from docclean_assets.extract.office_common import (
+from docclean_assets.extract.ocr.engine import OcrRun
+from docclean_assets.extract.ocr.office import PictureText, blob_to_picture_text
+from docclean_assets.extract.office.charts import ChartData, chart_to_data
+from docclean_assets.extract.office.common import (
     iter_text_nodes,
     library_error,
     parse_xml,
@@ -39,7 +39,7 @@ from docclean_assets.extract.office_common import (
     tidy,
     xml_int,
 )
-from docclean_assets.extract.office_package import Opened, open_package
+from docclean_assets.extract.office.package import Opened, open_package
 from docclean_assets.extract.settings import Settings
 
 _RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"

@@ -5,30 +5,29 @@ Body choice per page, first that applies:
 2. per-source CSS rules (`HtmlRules.keep` / `.drop`), loud on a miss (flag `selector_miss`);
 3. trafilatura, aligned back to the DOM units so that everything it left out stays as a block with
    `drop_reason='boilerplate'`, and reference tables in the article container are rescued.
-Reader comments found in the markup (html_comments.py) become `kind='comment'` blocks on every path;
-a standfirst the extractor dropped is body again (html_lede.py).
+Reader comments found in the markup (comments.py) become `kind='comment'` blocks on every path;
+a standfirst the extractor dropped is body again (lede.py).
 """
 from __future__ import annotations
 
 import codecs
 import re
-from typing import TYPE_CHECKING
+
 
 from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.errors import ExtractionError
-from docclean_assets.extract.html_comments import Comment, units_to_comments
-from docclean_assets.extract.html_dom import Unit, key, markdown_table, segment
-from docclean_assets.extract.html_lede import units_to_standfirst
-from docclean_assets.extract.html_jsonld import article_bodies, body_paragraphs, jsonld_scripts
-from docclean_assets.extract.html_match import Matcher, Seg, segments
+from docclean_assets.extract.html.comments import Comment, units_to_comments
+from docclean_assets.extract.html.dom import Unit, key, markdown_table, segment
+from docclean_assets.extract.html.lede import units_to_standfirst
+from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
+from docclean_assets.extract.html.match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
 from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
-from docclean_assets.extract.settings import HtmlSettings, Settings
+from docclean_assets.extract.html.rules import HtmlRules
+from docclean_assets.extract.html.settings import HtmlSettings
+from docclean_assets.extract.settings import Settings
 from docclean_assets.extract.sniff import HTML_SNIFF_BYTES, bom_encoding, html_encoding
-
-if TYPE_CHECKING:
-    from docclean_assets.extract.html_rules import HtmlRules
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""", re.I)

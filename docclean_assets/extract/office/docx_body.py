@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from docclean_assets.extract.docx_numbering import MAX_LEVELS, Numbering
+from docclean_assets.extract.office.numbering import MAX_LEVELS, Numbering
 from docclean_assets.extract.model import DocReport
-from docclean_assets.extract.office_charts import ChartData
-from docclean_assets.extract.office_common import (
-    A_NS, C_NS, M_NS, MC_ALTERNATE, R_NS, W_NS, alternate_branch, clamped, markdown_table, read_part, tidy, w,
+from docclean_assets.extract.office.charts import ChartData
+from docclean_assets.extract.office.common import (
+    A_NS, C_NS, M_NS, MC_ALTERNATE, R_NS, alternate_branch, clamped, markdown_table, read_part, tidy, w,
     xml_int,
 )
-from docclean_assets.extract.office_math import MATH_ROOTS, omml_to_text
+from docclean_assets.extract.office.math import MATH_ROOTS, omml_to_text
 
 V_NS = "urn:schemas-microsoft-com:vml"
 O_NS = "urn:schemas-microsoft-com:office:office"

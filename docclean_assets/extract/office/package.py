@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import DocReport
-from docclean_assets.extract.office_common import check_package, describe, parse_xml
-from docclean_assets.extract.office_xmlcheck import looks_like_xml
+from docclean_assets.extract.office.common import check_package, describe, parse_xml
+from docclean_assets.extract.office.xmlcheck import looks_like_xml
 from docclean_assets.extract.settings import LimitSettings
 
 _OPC_RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"

@@ -6,7 +6,7 @@ import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from docclean_assets.extract.html_dom import clean_text, key, markdown_table
+from docclean_assets.extract.html.dom import clean_text, key, markdown_table
 
 _TR_INLINE = frozenset({"hi", "ref", "del", "graphic", "span", "a", "b", "i", "em", "strong", "sub", "sup"})
 _TR_KIND = {"head": "heading", "p": "paragraph", "item": "list_item", "quote": "paragraph", "code": "code"}

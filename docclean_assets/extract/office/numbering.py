@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from docclean_assets.extract.model import DocReport
-from docclean_assets.extract.office_common import w, xml_int
+from docclean_assets.extract.office.common import w, xml_int
 
 MAX_LEVELS = 9  # WordprocessingML defines levels 0-8
 # Largest list start (w:start, w:startOverride) Word accepts; a larger one is clamped to it.

@@ -14,7 +14,7 @@ from lxml import etree
 
 from docclean_assets.extract.errors import ExtractionError, stable_message
 from docclean_assets.extract.model import DocReport
-from docclean_assets.extract.office_xmlcheck import Refused, check_member
+from docclean_assets.extract.office.xmlcheck import Refused, check_member
 from docclean_assets.extract.settings import LimitSettings
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0"

@@ -6,9 +6,9 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser
 
-from docclean_assets.extract.html_dom import Unit, key
+from docclean_assets.extract.html.dom import Unit, key
 from docclean_assets.extract.model import DropReason, Kind
-from docclean_assets.extract.settings import HtmlSettings
+from docclean_assets.extract.html.settings import HtmlSettings
 
 # elements around a photo or a byline: their prose is a caption or a credit, never the lede
 _NOT_LEDE_TAGS = frozenset({"figure", "figcaption", "picture", "time", "address"})

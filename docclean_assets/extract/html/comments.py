@@ -11,9 +11,9 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from docclean_assets.extract.html_dom import Unit, key
-from docclean_assets.extract.html_jsonld import json_nodes
-from docclean_assets.extract.html_match import SCAN_CHARS_PER_STEP
+from docclean_assets.extract.html.dom import Unit, key
+from docclean_assets.extract.html.jsonld import json_nodes
+from docclean_assets.extract.html.match import SCAN_CHARS_PER_STEP
 from docclean_assets.extract.model import DocReport
 
 # class/id tokens (whole, whitespace-separated) of the element holding a page's comment thread
@@ -195,7 +195,7 @@ def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, Le
 
 def jsonld_comments(scripts: list[Any]) -> list[tuple[str, str, str, str]]:
     """(text, author, date, id) of every schema.org Comment node in the page's JSON-LD (parsed
-    scripts, see html_jsonld.jsonld_scripts)."""
+    scripts, see jsonld.jsonld_scripts)."""
     out = []
     for node in json_nodes(scripts):
         t = node.get("@type", "")

@@ -21,12 +21,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from docclean_assets.extract.lifecycle import tied_command
-from docclean_assets.extract.settings import OcrSettings
+from docclean_assets.extract.model import DocReport
+from docclean_assets.extract.ocr.settings import OcrSettings
 
 if TYPE_CHECKING:
     from PIL.Image import Image
-
-    from docclean_assets.extract.model import DocReport
 
 MODES = ("auto", "off", "force")
 

@@ -7,9 +7,9 @@ import warnings
 from typing import NamedTuple
 
 from docclean_assets.extract.model import BBox
-from docclean_assets.extract.ocr import OcrRun, is_photo, upscaled
-from docclean_assets.extract.ocr_blocks import Frame, mean_confidence, paragraphs_box, paragraphs_text, words_to_paragraphs
-from docclean_assets.extract.pdf.ocr_pages import accept_picture_text
+from docclean_assets.extract.ocr.engine import OcrRun, is_photo, upscaled
+from docclean_assets.extract.ocr.blocks import (Frame, accept_picture_text, mean_confidence, paragraphs_box, paragraphs_text,
+                                                words_to_paragraphs)
 
 # Resolution assumed for an embedded image without its own (tesseract uses it to size its
 # character models); Office pastes screenshots at 96 dpi.

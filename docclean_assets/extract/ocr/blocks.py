@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from docclean_assets.extract.model import BBox, Block
-from docclean_assets.extract.ocr import Word
-from docclean_assets.extract.settings import OcrSettings
+from docclean_assets.extract.model import BBox, Block, count_chars
+from docclean_assets.extract.ocr.engine import OcrRun, Word
+from docclean_assets.extract.ocr.settings import OcrSettings
 
 
 class Frame(NamedTuple):
@@ -96,3 +96,15 @@ def place_by_position(blocks: list[Block], start: int, new: list[Block], page: i
         at = start + (insert_at_position(blocks[start:], blk) if blk.bbox is not None else len(blocks) - start)
         blocks[:] = [replace(b, anchor=b.anchor + 1) if b.anchor is not None and b.anchor >= at else b for b in blocks]
         blocks.insert(at, replace(blk, page=page))
+
+
+def accept_picture_text(paras: list[OcrParagraph], run: OcrRun) -> bool:
+    """Count an OCR'd picture as read (confident text) or empty; True when its text is kept."""
+    conf = mean_confidence(paras)
+    if not paras or conf < run.settings.min_block_confidence:
+        run.pictures_empty += 1
+        return False
+    run.pictures += 1
+    run.confidences.extend(c for p in paras for c in p.confidences)
+    run.ocr_chars += sum(count_chars(p.text) for p in paras)
+    return True

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from docclean_assets.extract.office_common import M_NS, W_NS
+from docclean_assets.extract.office.common import M_NS, W_NS
 
 
 def m(name: str) -> str:

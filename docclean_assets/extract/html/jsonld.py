@@ -10,6 +10,7 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.guard import check_html_bytes, check_html_depth
+from docclean_assets.extract.html.dom import segment
 from docclean_assets.extract.model import DocReport
 from docclean_assets.extract.settings import LimitSettings
 
@@ -154,8 +155,6 @@ def body_paragraphs(body: str, limits: LimitSettings | None = None) -> tuple[lis
         body = _ESCAPED_BREAK.sub("\n", body)
     text = body if has_markup(body) else unescape_all(body)
     if has_markup(text):
-        from docclean_assets.extract.html_dom import segment
-
         limits = limits or LimitSettings()
         html = f"<html><body>{text}</body></html>"
         check_html_bytes(html.encode("utf-8", errors="replace"), limits)  # before the parser, quadratic in depth

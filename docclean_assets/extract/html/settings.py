@@ -1,0 +1,85 @@
+"""The HTML path's thresholds: named, unit-bearing, each with what it was calibrated on."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from docclean_assets.extract.validation import check_fraction, check_positive
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlSettings:
+    """HTML extraction thresholds."""
+
+    # A page with more elements than this is not given to trafilatura: its body is the page minus
+    # its chrome (flag `extractor_skipped`). trafilatura is quadratic in the paragraphs (libxml2
+    # evaluating `//p//text()`, also in its fast mode): an article of 30,000 paragraphs takes 4.5 s,
+    # 50,000 14 s, 200,000 over 100 s; other shapes (div, li, td, a, br) less. The corpus pages have
+    # at most 4,635 elements.
+    extractor_max_elements: int = 30_000
+    # A 2xx page whose visible text is shorter than this (characters) while it carries script
+    # bundles is a client-rendered shell; a real article has hundreds of characters.
+    shell_max_chars: int = 200
+    # A JSON-LD articleBody shorter than this fraction of the visible page text is a teaser.
+    jsonld_min_visible_ratio: float = 0.25
+    # How many leading words of a JSON-LD articleBody must occur (letters and digits only) in the
+    # visible text; 8 words is unique within a page and survives quote/dash differences
+    # (scrapinghub_aeb pages with articleBody).
+    jsonld_prefix_words: int = 8
+    # A DOM unit whose key (letters and digits) is shorter than this many characters counts as kept
+    # only when it equals, or is most of, one segment of the extractor's output; longer units may
+    # match anywhere in it. 25 characters is ~5 words: nav labels ("Home", "Share") stay below it.
+    match_min_chars: int = 25
+    # Fraction of a unit (or of an extractor segment) that must be matched for it to count as
+    # matched; 0.5 tolerates the extractor trimming a child (button, byline) out of a paragraph.
+    match_min_coverage: float = 0.5
+    # Steps (html_match.SCAN_CHARS_PER_STEP) the substring searches of the alignment, and of reader
+    # comments in JSON-LD, may each spend on one page, about a microsecond each; past it only exact
+    # matches count (flag `alignment_budget`). The corpus pages need at most 2,647 steps; 30,000
+    # elements of kept paragraphs and dropped menu entries 1.4 million; 50,000 two-cell tables sharing
+    # their cells would have needed billions.
+    match_max_steps: int = 5_000_000
+    # The main content container is the deepest element holding at least this fraction of the kept
+    # paragraph characters; 0.8 leaves room for a stray kept line elsewhere (calibrated on the
+    # mozilla_readability and scrapinghub_aeb pages).
+    main_container_share: float = 0.8
+    # A <table> is reference data (kept even when the extractor dropped it) when inside the main
+    # container with at least this many rows and columns and at most this fraction of link text;
+    # link-dense grids are navigation.
+    table_min_rows: int = 2
+    table_min_cols: int = 2
+    table_max_link_ratio: float = 0.5
+    # A table cell holding block elements and more than this many characters makes the table a
+    # layout table (segmented as ordinary content, not as one Markdown block); data cells are short.
+    layout_cell_chars: int = 300
+    # Text under nav/footer/aside, chrome roles, chrome class words (cookie, breadcrumb, share...) or
+    # hidden elements is removed from the body even when the extractor kept it, unless such regions
+    # hold at least this fraction of the kept characters (a wrapper marked "menu"/"sidebar" holding
+    # the whole page). scrapinghub_aeb token F1: 0.958 at 0.0 (no veto), 0.959 at 0.3, 0.962 at 0.7.
+    template_max_share: float = 0.7
+
+    # ---- reader comments (issue 7, html_comments.py)
+    # A unit counts as a JSON-LD Comment's text only when its key (letters and digits) has at least
+    # this many characters: shorter ones ("Reply", a name) recur in any thread. Same scale as
+    # match_min_chars.
+    comment_jsonld_min_chars: int = 25
+
+    # ---- standfirst (issue 7, html_lede.py)
+    # A dropped paragraph between the title and the first body paragraph is the article's lede when
+    # it has at least this many words (bylines, dates and photo credits have fewer), at most this
+    # fraction of link text, the two are at most this many units apart, and its first characters
+    # (key: letters and digits) are the page's meta description's, or the reverse. Measured: the
+    # description match keeps photo captions out (scrapinghub_aeb token F1 0.9591 without, 0.9596
+    # with) and finds 3 more trafilatura_eval 'with' snippets.
+    lede_min_words: int = 12
+    lede_max_link_ratio: float = 0.3
+    lede_max_gap_units: int = 8
+    lede_description_key_chars: int = 60
+
+    def __post_init__(self) -> None:
+        check_positive(self)
+        check_fraction(
+            self, "jsonld_min_visible_ratio", "match_min_coverage", "main_container_share",
+            "table_max_link_ratio", "template_max_share", "lede_max_link_ratio",
+        )
+        if self.jsonld_prefix_words < 1 or self.table_min_rows < 1 or self.table_min_cols < 1:
+            raise ValueError("jsonld_prefix_words, table_min_rows and table_min_cols must be >= 1")

@@ -1,0 +1,77 @@
+"""When and how OCR runs: named, unit-bearing thresholds, each with what it was calibrated on."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from docclean_assets.extract.validation import check_fraction, check_positive
+
+
+@dataclass(frozen=True, slots=True)
+class OcrSettings:
+    """When and how text that is only pixels is recovered (Debian's tesseract-ocr, run as a
+    subprocess); the per-source `ocr: auto | off | force` option decides whether it runs at all."""
+
+    tesseract_cmd: str = "tesseract"  # the engine's executable, looked up on PATH
+    language: str = "eng"  # tesseract traineddata name(s), '+'-joined (tesseract-ocr-eng ships eng)
+    # Scanned or unmapped PDF pages are rendered at this resolution, dots per inch; tesseract's
+    # accuracy plateaus at 300 dpi for 8-12 pt text and its time grows with the pixel count.
+    page_dpi: int = 300
+    # A page's text layer is unusable when it has fewer than `min_text_chars` non-space chars, or
+    # when at least `max_unmapped_fraction` of them are unmapped (private-use code points, U+FFFD,
+    # control codes, "(cid:N)"); font subsets without a ToUnicode map give ~100% unmapped.
+    min_text_chars: int = 1
+    max_unmapped_fraction: float = 0.5
+    # Pictures on text pages (and in DOCX/PPTX) are OCR'd only when at least this large on the page,
+    # points (a 1 x 0.25 inch label holds one line of 10 pt text), and at least this many pixels
+    # in the image itself on each side: icons, bullets and rules are smaller.
+    picture_min_width_pt: float = 72.0
+    picture_min_height_pt: float = 18.0
+    picture_min_side_px: int = 32
+    # A picture overlaid by more than this many text-layer chars already has its text (a scan with
+    # an invisible OCR layer, a figure with real-text labels) and is not OCR'd unless forced.
+    picture_max_layer_chars: int = 20
+    # Pictures on a text page are rendered at this resolution before OCR, dots per inch.
+    picture_dpi: int = 200
+    # Embedded office images whose shorter side is below this many pixels are upscaled to it before
+    # OCR (tesseract needs an x-height of ~10 px; 96-dpi screenshots of 9-11 pt text have ~6-8 px).
+    upscale_below_px: int = 600
+    upscale_max_factor: float = 3.0
+    # ...but never past this many pixels: a 5000 x 300 banner strip would grow to 10 MP and take
+    # seconds to read (tesseract's time grows with the pixel count; corpus decks, 2026-12).
+    upscale_max_pixels: int = 3_000_000
+    # A picture is a photo, and skipped, when less than this fraction of a greyscale thumbnail lies
+    # within `background_tolerance` grey levels (0-255) of its most common level: screenshots,
+    # scanned text and charts have a plain background over >= half their area, photos do not.
+    picture_min_background_fraction: float = 0.35
+    background_tolerance: int = 24
+    # At most this many pictures per document are OCR'd (in page order, largest first on a page);
+    # the rest are skipped (flag ocr_picture_budget). Bounds `ocr: auto` on picture-heavy decks and reports.
+    max_pictures_per_doc: int = 30
+    # OCR engine-time budgets per document, seconds: pictures stop being read after
+    # `picture_budget_s` (on the corpus the busiest documents, a Federal Register rule with 11
+    # pictures of text and a deck of 16 screenshots, take 11-12 s), all OCR (scanned pages too)
+    # after `doc_budget_s` (~60-90 pages at 300 dpi); flag ocr_time_budget. The document's worker gets `timeout_grant_s` extra seconds
+    # over LimitSettings.timeout_s when OCR is on, so a long scan loses its last pages' OCR, not
+    # the whole document.
+    picture_budget_s: float = 15.0
+    doc_budget_s: float = 180.0
+    timeout_grant_s: float = 180.0
+    # Seconds one tesseract call may take before it is abandoned (one page at 300 dpi takes 1-4 s).
+    call_timeout_s: float = 60.0
+    # Words below this tesseract confidence (0-100) are dropped: noise read from photos, rules and
+    # textures scores < 30, real words on clean renders > 80.
+    min_word_confidence: float = 30.0
+    # An OCR'd picture whose kept words average below this confidence yields no block (counted as
+    # ocr_pictures_empty): a chart or photo read as letter soup.
+    min_block_confidence: float = 50.0
+    # A document's text is "mostly OCR" (flag text_mostly_ocr) when OCR'd characters exceed this
+    # fraction of all its characters.
+    mostly_ocr_fraction: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_positive(self)
+        check_fraction(self, "max_unmapped_fraction", "picture_min_background_fraction", "mostly_ocr_fraction")
+        if self.page_dpi < 72 or self.picture_dpi < 72 or self.upscale_max_factor < 1:
+            raise ValueError("OcrSettings dpi must be >= 72 and upscale_max_factor >= 1")
+        if not self.tesseract_cmd or not self.language:
+            raise ValueError("OcrSettings.tesseract_cmd and language must be set")

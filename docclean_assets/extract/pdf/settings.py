@@ -1,0 +1,243 @@
+"""The PDF path's thresholds: named, unit-bearing, each with what it was calibrated on."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from docclean_assets.extract.validation import check_fraction, check_positive
+
+
+@dataclass(frozen=True, slots=True)
+class PdfSettings:
+    """Geometry thresholds of the PDF path, in PDF points unless named otherwise."""
+
+    # Characters whose vertical centres differ by less than this fraction of the font size share a
+    # line; calibrated on LaTeX and Word papers where sub/superscripts shift by ~0.3 em.
+    line_overlap_ratio: float = 0.5
+    # A horizontal gap wider than this many em starts a new word. A LaTeX Times interword space
+    # measures exactly 0.25 em and shrinks below it in justified lines (pdfminer's 0.25 glued words
+    # together in the papermage ACL paper); in-word kerning gaps stay below 0.05 em there.
+    word_gap_em: float = 0.12
+    # Vertical gap between lines, in multiples of the line's font size, above which a new paragraph
+    # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
+    paragraph_gap_em: float = 0.6
+    # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).
+    heading_size_ratio: float = 1.15
+    # Words on one row further apart than this many em belong to different lines (cells, columns);
+    # Federal Register gutters measure 1.08 em (9.7 pt at 9 pt), LaTeX ones >= 1.8 em; stretched
+    # justified spaces in the corpus stay below 0.8 em.
+    line_split_gap_em: float = 1.0
+    # ...but only when the gap is structural: the nearest `split_context_rows` rows above and below
+    # (within `split_context_em` em) that have words within `split_near_em` em of it must mostly
+    # leave a free run of at least `split_free_em` em inside its x-range too. Justified spaces in
+    # narrow columns reach 1.5-2 em at a different x on every row (the notebook-practices sample,
+    # ACL papers); gutters stay free on every row even where a paragraph indent or a ragged edge
+    # moves the words beside them (normal_4pages 22 pt gutter, a 11 pt sidebar gap in olmOCR's
+    # multi_column_miss).
+    # A page region is a grid of cards, read row by row, when headings in different columns start
+    # at the same height (within `grid_align_em` em) on at least this many rows; a paper's two
+    # columns align a heading pair by chance, not two (olmOCR mathfuncs card grid).
+    grid_min_aligned_rows: int = 2
+    grid_align_em: float = 0.5
+    split_context_rows: int = 3
+    split_min_support_rows: int = 2
+    split_context_em: float = 6.0
+    split_free_em: float = 0.8
+    split_near_em: float = 2.0
+    # A gap this wide (em) splits a row without support from its neighbours (a one-row table, a
+    # label and a value far apart); stretched justified spaces stay below ~3 em.
+    isolated_split_gap_em: float = 4.0
+    # After gutters are known, a line crossing one is split at a word gap of at least this many em
+    # lying in the gutter band (lines merged across a narrow gutter); normal spaces are ~0.25 em.
+    gutter_split_gap_em: float = 0.6
+    # A line starting this many em right of its block's left edge after a full previous line opens a
+    # new paragraph (first-line indent); LaTeX \parindent is 1-1.5 em, Word's 0.5 in is ~4 em.
+    indent_min_em: float = 0.8
+    # Adjacent lines whose dominant sizes differ by more than this factor start a new block.
+    size_change_ratio: float = 1.1
+    # A gutter is an x-band crossed by blocks over at most this fraction of the page's text height
+    # ("empty over most of the height"); calibrated on ACL/LaTeX two-column and Federal Register pages.
+    gutter_max_cover: float = 0.5
+    # Narrowest gutter accepted, points; LaTeX \columnsep is 10-24 pt, Federal Register ~ 10 pt.
+    gutter_min_width_pt: float = 6.0
+    # Each side of a gutter must hold text stacked at least this fraction of the text height, and be
+    # at least `column_min_width_fraction` of the text width (so line-number margins are no column).
+    column_min_fill: float = 0.3
+    column_min_width_fraction: float = 0.15
+    # A column holds prose: its lines average at least this many words (table columns hold 1-3).
+    column_min_words_per_line: float = 3.0
+    # Footnotes: blocks centred below this fraction of the page height, in a font at most
+    # `footnote_size_ratio` of the body size; calibrated on LaTeX (8 pt vs 10 pt) and Word footnotes.
+    footnote_min_top_fraction: float = 0.5
+    footnote_size_ratio: float = 0.92
+    # Larger-font blocks longer than this many characters are text set large, not headings.
+    heading_max_chars: int = 250
+    # Bold, standalone blocks up to this many characters may be headings.
+    bold_heading_max_chars: int = 120
+    # The title is the largest heading on page 1 starting above this fraction of the page height.
+    title_max_top_fraction: float = 0.4
+    # Chars rotated more than this many degrees off the horizontal whose run's baseline is also
+    # rotated form a rotated line (diagonal: watermark; ~90 deg: margin note such as arXiv stamps).
+    rotated_min_angle_deg: float = 8.0
+    # A rotated run needs at least this many chars to be a line of its own.
+    rotated_min_chars: int = 3
+    # A page is read in the frame where its text is upright (the displayed page turned by a multiple
+    # of 90 degrees) when more than this fraction of its non-space chars run along one sideways or
+    # upside-down axis there, and it has at least `page_turn_min_chars` of them (half a line: fewer
+    # sideways labels decide nothing). Corpus pages with sideways text (arXiv and Federal Register
+    # margin stamps, rotated table headers) have at most 24% of it; a turned landscape page, ~100%.
+    page_turn_min_fraction: float = 0.5
+    page_turn_min_chars: int = 50
+    # Large light-grey text: size >= this factor of the body size and grey lightness within
+    # [watermark_min_lightness, watermark_max_lightness] (0 black, 1 white; white is excluded as it
+    # is usually text on a dark banner); calibrated on reportlab/Word "DRAFT" stamps at 0.75-0.9.
+    watermark_min_size_ratio: float = 2.0
+    watermark_min_lightness: float = 0.6
+    watermark_max_lightness: float = 0.97
+    # Overprinted duplicate chars (fake bold) closer than this many em are dropped.
+    duplicate_char_em: float = 0.1
+    # Call-out panels: a filled or stroked box drawn in the file whose text is set apart from the
+    # prose. Narrower than this many body em it is a bullet, swatch or icon, not a panel.
+    panel_min_width_em: float = 6.0
+    # A panel holds at least this many lines: one-line boxes are heading bands, highlighted
+    # phrases, buttons and shaded table rows (seen across the corpus papers and reports), and stay
+    # in the flow.
+    panel_min_lines: int = 2
+    # A box covering more than this fraction of the page area, or holding more than
+    # `panel_max_text_share` of the page's characters, is a page background or a frame around the
+    # body (slide-like reports, tinted pages), not a call-out.
+    panel_max_page_fraction: float = 0.6
+    panel_max_text_share: float = 0.5
+    # A char belongs to a panel when its centre lies inside the box grown by this many points
+    # (PDFium's loose char boxes reach past tightly drawn borders by ~0.5 pt).
+    panel_edge_tolerance_pt: float = 1.0
+    # Reversed text: chars at least this light (grey level, 1 = white) on a fill at most
+    # `panel_dark_max_luminance` (relative luminance, 0 black .. 1 white); Word and InDesign
+    # "white on navy" panels measure 1.0 on 0.1-0.35.
+    reversed_min_lightness: float = 0.75
+    panel_dark_max_luminance: float = 0.45
+    # Sidebars without a drawn box: a stack of blocks sharing left and right edges (within
+    # `sidebar_align_em` em) over at least `sidebar_min_height_em` em and `sidebar_min_lines` lines,
+    # beside other text, and at most `sidebar_max_width_ratio` of the page's main text measure (the
+    # char-weighted median line width). Magazine and report sidebars run at 0.3-0.5 of the main
+    # measure; the two columns of a paper are equal (ratio 1).
+    sidebar_max_width_ratio: float = 0.6
+    sidebar_min_height_em: float = 8.0
+    sidebar_min_lines: int = 4
+    sidebar_align_em: float = 1.0
+    # Blocks of one sidebar are stacked at most this many em apart (paragraph skips and a heading
+    # above its text stay below 2.5 em in the generated and corpus reports).
+    sidebar_max_gap_em: float = 3.0
+    # Margin notes: blocks wholly outside the main text's left or right edge (char-weighted 10th
+    # and 90th percentiles of line starts and ends) by at least this many em, no wider than
+    # `margin_note_max_width_fraction` of the main text width and at most `margin_note_max_lines`
+    # lines, beside a body block. Contract clause numbers and revision marks sit 1-3 em outside.
+    margin_note_min_gap_em: float = 1.0
+    margin_note_max_width_fraction: float = 0.3
+    margin_note_max_lines: int = 6
+    # Pull quotes: display text set at least this factor above the body's modal size, of at least
+    # `pull_quote_min_tokens` words, that repeats body text of its own page or the
+    # `pull_quote_page_window` pages around it. Magazine pull quotes run 1.4-2.5x body size; an
+    # abridged quote matches when this fraction of its words occur, in order, in one body passage.
+    pull_quote_min_size_ratio: float = 1.25
+    pull_quote_min_tokens: int = 5
+    pull_quote_page_window: int = 1
+    pull_quote_min_overlap: float = 0.8
+    # ...and of at most this many words: pull quotes are one to three sentences (the corpus's has 6
+    # words, magazine ones 10-60); longer display text is a standfirst or an intro set large, and
+    # matching it against the body costs time quadratic in its length.
+    pull_quote_max_tokens: int = 120
+    # Display text with more than this fraction of its words of 4+ letters capitalised is title case:
+    # a heading named by a cross-reference, not a quote (calibrated on the IRS instructions and the
+    # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
+    # cross-references; sentence-case quotes, German nouns included, stay well under 0.6).
+    pull_quote_max_title_case_share: float = 0.6
+    # A painted path no thicker than this many points in one direction is a rule (table and footnote
+    # rules, underlines), not a box; LaTeX \hrule and booktabs rules are 0.4-0.8 pt, Word borders
+    # 0.5-1.5 pt, while shaded boxes and cells are several points high.
+    rule_max_thickness_pt: float = 2.0
+    # Tables. Ruled: the page's rules and box edges are snapped together within
+    # `table_snap_tolerance_pt`, joined across gaps up to `table_join_tolerance_pt`, and cross within
+    # `table_intersection_tolerance_pt` (pdfplumber's defaults, 3 pt, suit Word, LaTeX and report
+    # tables of the corpus); edges shorter than `table_edge_min_length_pt` are dropped. A ruled grid
+    # needs `table_min_rows` x `table_min_cols` cells and must hold at least
+    # `table_ruled_min_cell_share` of the chars inside its frame (coloured cell backgrounds that cover
+    # part of a table do not make a grid of it: discoverworld table 4).
+    table_snap_tolerance_pt: float = 3.0
+    table_join_tolerance_pt: float = 3.0
+    table_intersection_tolerance_pt: float = 3.0
+    table_edge_min_length_pt: float = 3.0
+    table_min_rows: int = 2
+    table_min_cols: int = 2
+    table_ruled_min_cell_share: float = 0.9
+    # Borderless tables: at least `table_min_aligned_rows` rows of two or more cells (lines split at
+    # aligned gaps), consecutive rows at most `table_row_gap_em` body em apart (report and paper
+    # tables: 0.2-1.2 em; paragraph breaks of prose are larger only together with the cell test),
+    # columns separated by an x-gap of at least `table_min_column_gap_em` body em crossed by at most
+    # `table_max_straddle_share` of the rows. Prose is rejected by words per cell: a cell of more
+    # than `table_max_cell_words` words ends the table, and the mean over the table must stay at
+    # most `table_max_mean_cell_words` (paper and report tables: 1-3; prose lines: 8-15).
+    table_min_aligned_rows: int = 3
+    table_row_gap_em: float = 1.5
+    table_min_column_gap_em: float = 0.8
+    table_max_straddle_share: float = 0.25
+    table_max_cell_words: int = 10
+    table_max_mean_cell_words: float = 4.0
+    # At most this many single-cell rows in a row inside a borderless table (section labels,
+    # wrapped cell lines); more end it.
+    table_max_single_rows: int = 2
+    # A line crossing a column boundary of a borderless table is cut there when the word gap holding
+    # the boundary is at least this many body em (header rows set with ~1 em gaps; a spanning
+    # cell's own word spaces are ~0.25 em).
+    table_cell_split_gap_em: float = 0.5
+    # A borderless grid filling fewer than this fraction of its row x column slots cannot be
+    # aligned: it falls back to a description plus its text (corpus tables fill 0.6-1.0).
+    table_min_density: float = 0.5
+    # Pictures and stroked curves covering more than this fraction of a borderless candidate's box
+    # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
+    # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
+    table_max_picture_share: float = 0.2
+    # Aligned text with at least `table_math_min_delimiter_pieces` pieces of large brackets, or with
+    # more than `table_max_math_cell_share` of its non-empty cells holding math symbols (figures
+    # aside), is a display formula, not a borderless table. Calibrated on the corpus: GeoTopo's
+    # matrices and case splits have 2+ pieces or a share of 0.5-1.0; its symbol list (a real table
+    # of symbols and their meaning) 0.27-0.41; data tables of the papers under 0.25.
+    table_math_min_delimiter_pieces: int = 2
+    table_max_math_cell_share: float = 0.6
+    # Captions link to the table or figure whose box lies within this many body em above or below
+    # them (LaTeX and Word put captions 0.5-2 em from their float).
+    caption_max_gap_em: float = 4.0
+    # Graphics of one figure lie within this many points of each other (plot axes, labels' boxes).
+    figure_cluster_gap_pt: float = 12.0
+
+    def __post_init__(self) -> None:
+        check_positive(self)
+        check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density",
+                        "table_max_picture_share", "table_max_math_cell_share")
+        if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
+            raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
+        check_fraction(
+            self,
+            "line_overlap_ratio",
+            "gutter_max_cover",
+            "column_min_fill",
+            "column_min_width_fraction",
+            "footnote_min_top_fraction",
+            "title_max_top_fraction",
+            "watermark_min_lightness",
+            "watermark_max_lightness",
+            "panel_max_page_fraction",
+            "panel_max_text_share",
+            "reversed_min_lightness",
+            "panel_dark_max_luminance",
+            "sidebar_max_width_ratio",
+            "margin_note_max_width_fraction",
+            "pull_quote_min_overlap",
+            "pull_quote_max_title_case_share",
+            "page_turn_min_fraction",
+        )
+        if self.watermark_min_lightness > self.watermark_max_lightness:
+            raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
+        if self.heading_size_ratio < 1.0 or self.size_change_ratio < 1.0:
+            raise ValueError("PdfSettings size ratios must be >= 1")
+        if self.rotated_min_angle_deg >= 45:
+            raise ValueError("PdfSettings.rotated_min_angle_deg must be < 45")
