@@ -1,5 +1,6 @@
-"""The five assets, partitioned by source: raw_files -> parsed_blocks -> boilerplate_sets ->
-normalized_blocks -> quality_report. Each reads and writes Parquet through the store."""
+"""The six assets, partitioned by source: raw_files -> parsed_blocks + parsed_documents (one parse,
+one commit) -> boilerplate_sets -> normalized_blocks -> quality_report. Each reads and writes
+Parquet through the store."""
 
 from pathlib import Path
 
@@ -45,13 +46,17 @@ def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
     return dg.MetadataValue.md(df.to_markdown(index=False))
 
 
-def _result(path: Path, table: pa.Table, schema: pa.Schema, **extra) -> dg.MaterializeResult:
-    return dg.MaterializeResult(metadata={
+def _result_meta(path: Path, table: pa.Table, schema: pa.Schema, **extra) -> dict:
+    return {
         "dagster/row_count": table.num_rows,
         "dagster/column_schema": _schema_meta(schema),
         "path": dg.MetadataValue.path(str(path)),
         **extra,
-    })
+    }
+
+
+def _result(path: Path, table: pa.Table, schema: pa.Schema, **extra) -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata=_result_meta(path, table, schema, **extra))
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -70,10 +75,17 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                        not_modified=sum(1 for s in table.column("http_status").to_pylist() if s == 304),
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[raw_files],
-              description="Blocks as each format backend returns them, incl. blocks the parser drops; "
-                          "one isolated worker per document; unchanged documents are reused.")
-    def parsed_blocks(context: dg.AssetExecutionContext, config: ParseConfig, docclean: Docclean) -> dg.MaterializeResult:
+    # One parse writes two tables in one commit, so they are one multi-asset: both appear in the
+    # lineage, and a run can never materialize one without the other.
+    @dg.multi_asset(name="parsed_blocks", partitions_def=partitions, can_subset=False, specs=[
+        dg.AssetSpec("parsed_blocks", deps=[raw_files], group_name=GROUP, kinds={"parquet"},
+                     description="Blocks as each format backend returns them, incl. blocks the parser drops; "
+                                 "one isolated worker per document; unchanged documents are reused."),
+        dg.AssetSpec("parsed_documents", deps=[raw_files], group_name=GROUP, kinds={"parquet"},
+                     description="One row per parsed document: status, error, parser version and the backend's "
+                                 "diagnostics (the counts of every chance of silent loss, with flags)."),
+    ])
+    def parse(context: dg.AssetExecutionContext, config: ParseConfig, docclean: Docclean):
         src = docclean.source(context.partition_key)
         store, settings = docclean.store, docclean.config.settings
         raw = _read(docclean, "raw_files", src.name, RAW_FILES_SCHEMA)
@@ -81,16 +93,21 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         blocks, docs, stats = pipeline.parse_source(
             src, raw, previous["parsed_blocks"], previous["parsed_documents"], settings, config.extractor, config.force)
         # one commit under the source's lock: readers and a crash see both tables old or both new
-        path = store.write_tables(src.name, {"parsed_documents": docs, "parsed_blocks": blocks})["parsed_blocks"]
+        paths = store.write_tables(src.name, {"parsed_documents": docs, "parsed_blocks": blocks})
         for doc_path, error in stats.errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
-        return _result(path, blocks, BLOCKS_SCHEMA, documents=docs.num_rows, parsed=stats.parsed,
-                       reused=stats.reused, failed=stats.failed, seconds=round(stats.seconds, 2),
-                       errors=dg.MetadataValue.json(stats.errors),
-                       kinds=dg.MetadataValue.json(pipeline.count_by(blocks, "kind")),
-                       drop_reasons=dg.MetadataValue.json(pipeline.count_by(blocks, "drop_reason")))
+        yield dg.MaterializeResult(asset_key="parsed_documents", metadata=_result_meta(
+            paths["parsed_documents"], docs, DOCS_SCHEMA, statuses=dg.MetadataValue.json(pipeline.count_by(docs, "status")),
+            methods=dg.MetadataValue.json(pipeline.count_by(docs, "method")),
+            preview=_preview(docs, ["path", "status", "method", "pages", "error"])))
+        yield dg.MaterializeResult(asset_key="parsed_blocks", metadata=_result_meta(
+            paths["parsed_blocks"], blocks, BLOCKS_SCHEMA, documents=docs.num_rows, parsed=stats.parsed,
+            reused=stats.reused, failed=stats.failed, seconds=round(stats.seconds, 2),
+            errors=dg.MetadataValue.json(stats.errors),
+            kinds=dg.MetadataValue.json(pipeline.count_by(blocks, "kind")),
+            drop_reasons=dg.MetadataValue.json(pipeline.count_by(blocks, "drop_reason"))))
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[parsed_blocks],
+    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=["parsed_blocks", "parsed_documents"],
               description="Repeated texts: running heads and page numbers across a document's pages "
                           "(digits normalised), and the site template across a source's pages.")
     def boilerplate_sets(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
@@ -107,7 +124,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                        errors=dg.MetadataValue.json(errors),
                        preview=_preview(table, ["scope", "band", "example", "count", "out_of", "drop_reason"]))
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[parsed_blocks, boilerplate_sets],
+    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=["parsed_blocks", boilerplate_sets],
               description="Every block after repetition removal and normalisation; removed blocks keep "
                           "their text and a drop_reason. The body is drop_reason IS NULL AND kind IN body kinds.")
     def normalized_blocks(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
@@ -121,7 +138,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                        drop_reasons=dg.MetadataValue.json(pipeline.count_by(table, "drop_reason")),
                        changed_by_normalisation=int(pc.sum(pc.is_valid(table.column("orig_text"))).as_py() or 0))
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[raw_files, parsed_blocks, normalized_blocks],
+    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[raw_files, "parsed_documents", normalized_blocks],
               description="One row per document: status, error, retention ratio and the counts of "
                           "every chance of silent loss, with flags.")
     def quality_report(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
@@ -138,4 +155,4 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                                                             {"low": band.low, "high": band.high, "learned": band.learned}),
                        preview=_preview(table, ["path", "status", "retention_ratio", "flags", "error"]))
 
-    return [raw_files, parsed_blocks, boilerplate_sets, normalized_blocks, quality_report]
+    return [raw_files, parse, boilerplate_sets, normalized_blocks, quality_report]

@@ -62,7 +62,7 @@ def _materialize(cfg: Path, data_dir: Path, partition: str, **parse_config) -> d
 
 
 def _meta(result: dg.ExecuteInProcessResult, asset: str) -> dict:
-    [mat] = result.asset_materializations_for_node(asset)
+    [mat] = [m for m in result.asset_materializations_for_node(asset) if m.asset_key == dg.AssetKey(asset)]
     return {k: v.value for k, v in mat.metadata.items()}
 
 

@@ -23,12 +23,15 @@ from pathlib import Path
 import pytest
 
 from docclean_assets.store import ParquetStore
+from docclean_assets_tests.lineage import LINEAGE
 
 pytestmark = pytest.mark.service
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DAGSTER = Path(sys.executable).parent / "dagster"
-ASSETS = ["raw_files", "parsed_blocks", "boilerplate_sets", "normalized_blocks", "quality_report"]
+ASSETS = ["raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report"]
+# The run's steps: parsed_blocks and parsed_documents are one multi-asset, so one step.
+STEPS = [a for a in ASSETS if a != "parsed_documents"]
 CHECKS = ["retention_band", "revision_count"]
 PARTITION = "web"
 LOCATION = "docclean"  # workspace.yaml's location_name
@@ -256,7 +259,8 @@ class DagsterDev:
 
 LOCATION_QUERY = """{ workspaceOrError { __typename ... on Workspace { locationEntries { name loadStatus
   locationOrLoadError { __typename ... on PythonError { message } } } } } }"""
-ASSETS_QUERY = """{ assetNodes { assetKey { path } partitionKeys isPartitioned repository { name location { name } }
+ASSETS_QUERY = """{ assetNodes { assetKey { path } dependencyKeys { path } partitionKeys isPartitioned
+  repository { name location { name } }
   assetChecksOrError { __typename ... on AssetChecks { checks { name } } } } }"""
 DAEMONS_QUERY = "{ instance { daemonHealth { allDaemonStatuses { daemonType healthy required } } } }"
 LAUNCH = """mutation($p: ExecutionParams!) { launchRun(executionParams: $p) { __typename
@@ -290,9 +294,12 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
                          lambda e: e is not None and e["loadStatus"] == "LOADED", timeout=60)
         assert entry["locationOrLoadError"]["__typename"] == "RepositoryLocation", entry
 
-        # The five assets, each partitioned by the one source, and the two checks on quality_report.
+        # The six assets with their lineage, each partitioned by the one source, and the two checks
+        # on quality_report.
         nodes = {tuple(n["assetKey"]["path"]): n for n in dev.gql(ASSETS_QUERY)["assetNodes"]}
         assert sorted(nodes) == sorted((a,) for a in ASSETS), sorted(nodes)
+        lineage = {k[0]: sorted(d["path"][0] for d in n["dependencyKeys"]) for k, n in nodes.items()}
+        assert lineage == LINEAGE, lineage
         for name in ASSETS:
             node = nodes[(name,)]
             assert node["isPartitioned"] and node["partitionKeys"] == [PARTITION], node
@@ -314,7 +321,7 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
         for daemon in ("SCHEDULER", "SENSOR", "QUEUED_RUN_COORDINATOR"):
             assert daemon in by_type and by_type[daemon]["healthy"], by_type
 
-        # Launch the five assets for partition 'web' as the UI's "Materialize" does; the run is queued,
+        # Launch the six assets for partition 'web' as the UI's "Materialize" does; the run is queued,
         # so reaching SUCCESS proves the daemon's run coordinator dequeued and launched it.
         params = {"selector": {"repositoryLocationName": LOCATION, "repositoryName": repository,
                                "jobName": "__ASSET_JOB", "assetSelection": [{"path": [a]} for a in ASSETS]},
@@ -329,7 +336,7 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
         assert run["status"] == "SUCCESS", run
         assert {"key": "dagster/partition", "value": PARTITION} in run["tags"]
         steps = {s["stepKey"]: s["status"] for s in run["stepStats"]}
-        expected_steps = ASSETS + [f"quality_report_{c}" for c in CHECKS]
+        expected_steps = STEPS + [f"quality_report_{c}" for c in CHECKS]
         assert steps == {k: "SUCCESS" for k in expected_steps}, steps
 
         # The run wrote the partition's Parquet (in the deployment's data dir, not the bundled one).

@@ -93,7 +93,8 @@ def _run(cfg, data, key):
     defs = build_defs(cfg, data)
     result = dg.materialize([*defs.assets, *defs.asset_checks], partition_key=key, resources=defs.resources)
     assert result.success
-    [mat] = result.asset_materializations_for_node("parsed_blocks")
+    [mat] = [m for m in result.asset_materializations_for_node("parsed_blocks")
+             if m.asset_key == dg.AssetKey("parsed_blocks")]
     return {k: v.value for k, v in mat.metadata.items()}
 
 
