@@ -4,8 +4,8 @@ One line per block (seq, page, kind, level, drop_reason, anchor, bbox rounded to
 orig_text, meta in the block's own order), then one line with the extraction report. The blocks come
 the pipeline's way: extract_document -> page repeats -> (for a site: the template across its pages)
 -> normalize_blocks, with default Settings() and OCR off, so a golden does not depend on the installed
-tesseract's version. ``DOCCLEAN_REGEN_GOLDEN=1`` rewrites the files instead of comparing; under CI
-(the ``CI`` variable set) that flag is refused.
+tesseract's version. ``DOCCLEAN_REGEN_GOLDEN=1`` (``make golden``) rewrites the files instead of
+comparing; under CI (the ``CI`` variable set) that flag is refused.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from docclean_assets.extract.settings import Settings
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 REGEN_ENV = "DOCCLEAN_REGEN_GOLDEN"
-REGEN_HINT = f"regenerate with `{REGEN_ENV}=1 make test` (or `{REGEN_ENV}=1 .venv/bin/python -m pytest " \
-             "docclean_assets_tests/test_golden.py`), review the diff, commit"
+REGEN_HINT = f"regenerate with `make golden` ({REGEN_ENV}=1 on docclean_assets_tests/test_golden.py), " \
+             "review the diff (git diff docclean_assets_tests/golden), commit"
 DIFF_LINES = 40  # lines of unified diff shown on a mismatch
 
 

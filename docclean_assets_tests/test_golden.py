@@ -2,8 +2,9 @@
 blocks pinned as JSONL under docclean_assets_tests/golden/ (one test id per document).
 
 OCR is off throughout, so the goldens do not depend on tesseract's version. Regenerate with
-``DOCCLEAN_REGEN_GOLDEN=1 make test``; the flag is refused under CI. That the committed samples are
-what scripts/make_samples.py builds is checked by test_samples.py (``make samples-check``).
+``make golden`` (``DOCCLEAN_REGEN_GOLDEN=1`` on this module); the flag is refused under CI. That the
+committed samples are what scripts/make_samples.py builds is checked by test_samples.py
+(``make samples-check``).
 """
 
 from __future__ import annotations
@@ -106,13 +107,15 @@ def _fixture_jsonl(name: str) -> str:
 @pytest.mark.parametrize("rel", _sample_files())
 def test_sample_matches_golden(rel):
     failure = G.check_or_write(G.GOLDEN_DIR / "samples" / f"{rel}.jsonl", _sample_jsonl(rel))
-    assert failure is None, failure
+    if failure:
+        pytest.fail(failure, pytrace=False)
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
 def test_fixture_matches_golden(name):
     failure = G.check_or_write(G.GOLDEN_DIR / "fixtures" / f"{name}.jsonl", _fixture_jsonl(name))
-    assert failure is None, failure
+    if failure:
+        pytest.fail(failure, pytrace=False)
 
 
 def test_every_golden_file_belongs_to_a_document():
