@@ -35,6 +35,11 @@ run: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ocr-engine
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# Rewrite the golden files (docclean_assets_tests/golden/) from the current library; review with git diff.
+.PHONY: golden
+golden: $(STAMP)
+	DOCCLEAN_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q -p no:cacheprovider docclean_assets_tests/test_golden.py
+
 # The Dagster UI on http://127.0.0.1:3000 with the same instance `make run` records into.
 ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
 	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000

@@ -1,14 +1,21 @@
-"""Unit tests of the bench's metrics (run: .venv/bin/python -m pytest bench/test_metrics.py)."""
+"""Unit tests of the bench's metrics; they run with the suite (setup.cfg testpaths)."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
 import zipfile
 
 import pytest
 
 from bench import deps
 
-deps.ensure_evallib()
+try:
+    deps.ensure_evallib()  # olmOCR-bench's matchers (pinned rapidfuzz, fuzzysearch) under bench/.venvs/evallib
+except (OSError, subprocess.CalledProcessError) as exc:
+    if os.environ.get("CI"):
+        raise
+    pytest.skip(f"the bench's metric helpers could not be installed (offline?): {exc}", allow_module_level=True)
 
 from bench import metrics as M  # noqa: E402
 from bench.datasets import docx_revisions  # noqa: E402

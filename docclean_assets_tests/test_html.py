@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import json
-import random
-import time
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from docclean_assets.extract.html.document import decode_html, extract_html
 from docclean_assets.extract.model import count_chars
 from docclean_assets.extract.html.settings import HtmlSettings
 from docclean_assets.extract.settings import Settings
+from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
 
 S = Settings()
 
@@ -256,8 +256,16 @@ def test_settings_validation():
 
 
 # ---------------------------------------------------------------- corpus
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "html" / "scrapinghub_aeb"
-SAMPLE = 400  # the whole set (181 documents) runs in ~4 s; sample only if it grows
+AEB = "html/scrapinghub_aeb"  # the article-extraction-benchmark pages, each with gt/<id>.json
+AEB_FILES = [rel for rel in corpus_files(AEB, ".html") if (CORPUS / AEB / "gt" / f"{Path(rel).stem}.json").is_file()]
+AEB_MEAN_F1_MIN = 0.85  # the whole set's mean token F1 (0.959 when the test was parametrized)
+AEB_DOC_F1_MIN = 0.5  # one page's token F1: below it, most of the article was lost or buried in chrome
+# path under the corpus -> why its F1 is below AEB_DOC_F1_MIN
+AEB_EXPECTED_FAILURES = {
+    f"{AEB}/b3c19dd5f0612d098788fa5173e491b3280da6226b492f8fe110f4ab1896cca8.html":
+        "a listing page: the article is the first of seven same-shaped post teasers and all seven are kept "
+        "as body (token F1 0.34)",
+}
 
 
 def token_f1(pred: str, gold: str) -> float:
@@ -272,25 +280,28 @@ def token_f1(pred: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+@cache
+def _aeb_f1(rel: str) -> float:
+    """Token F1 of one benchmark page against its ground truth (extracted once per run)."""
+    gt = json.loads((CORPUS / AEB / "gt" / f"{Path(rel).stem}.json").read_text(encoding="utf-8"))
+    ex = extract_html((CORPUS / rel).read_bytes(), S, url=gt.get("url"))
+    return token_f1(body_text(ex), gt["articleBody"])
+
+
 @pytest.mark.corpus
-def test_scrapinghub_token_f1():
-    gt_dir = CORPUS / "gt"
-    if not gt_dir.is_dir():
-        pytest.skip("corpus absent")
-    ids = sorted(p.stem for p in gt_dir.glob("*.json") if (CORPUS / f"{p.stem}.html").exists())
-    if not ids:
-        pytest.skip("corpus empty")
-    ids = random.Random(0).sample(ids, min(SAMPLE, len(ids)))
-    start = time.monotonic()
-    scores = []
-    for doc in ids:
-        gt = json.loads((gt_dir / f"{doc}.json").read_text(encoding="utf-8"))
-        ex = extract_html((CORPUS / f"{doc}.html").read_bytes(), S, url=gt.get("url"))
-        scores.append(token_f1(body_text(ex), gt["articleBody"]))
-    mean = sum(scores) / len(scores)
-    print(f"scrapinghub_aeb token F1 over {len(scores)} docs: {mean:.4f} ({time.monotonic() - start:.1f}s)")
-    assert mean >= 0.85
-    assert time.monotonic() - start < 90
+@pytest.mark.parametrize("rel", corpus_params(AEB_FILES, AEB_EXPECTED_FAILURES))
+def test_scrapinghub_page_token_f1(rel):
+    assert _aeb_f1(rel) >= AEB_DOC_F1_MIN
+
+
+@pytest.mark.corpus
+def test_scrapinghub_mean_token_f1():
+    if not AEB_FILES:
+        pytest.skip(f"corpus absent: {CORPUS / AEB}")
+    assert not stale_expectations(AEB_FILES, AEB_EXPECTED_FAILURES)
+    mean = sum(map(_aeb_f1, AEB_FILES)) / len(AEB_FILES)
+    print(f"scrapinghub_aeb token F1 over {len(AEB_FILES)} docs: {mean:.4f}")
+    assert mean >= AEB_MEAN_F1_MIN
 
 
 def test_tab_panels_are_body_but_a_hidden_cookie_modal_is_not():

@@ -4,7 +4,6 @@ from __future__ import annotations
 import io
 import struct
 import zlib
-from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -16,8 +15,8 @@ from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.office.pptx import extract_pptx
 from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.settings import Settings
+from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
 TITLE_ONLY = 5
@@ -215,21 +214,23 @@ def test_corrupt_and_encrypted_raise_extraction_error():
         extract_document(data[: len(data) // 3], "pptx")
 
 
+PPTX_FILES = corpus_files("pptx", ".pptx")
+# path under the corpus -> why it fails. None today: every PPTX of the corpus extracts.
+PPTX_EXPECTED_FAILURES: dict[str, str] = {}
+
+
 @pytest.mark.corpus
-def test_corpus_pptx():
-    folder = CORPUS / "pptx"
-    if not folder.is_dir():
-        pytest.skip("corpus absent")
-    files = sorted(folder.rglob("*.pptx"))
-    assert files
-    for path in files:
-        try:
-            ex = extract_document(path.read_bytes(), "pptx", ocr="off")  # OCR cost and accuracy: bench/ocr_eval
-        except ExtractionError:
-            continue
-        assert ex.report.pages > 0, path.name
-        for b in ex.blocks:
-            assert b.page is not None and 1 <= b.page <= ex.report.pages, path.name
+@pytest.mark.parametrize("rel", corpus_params(PPTX_FILES, PPTX_EXPECTED_FAILURES))
+def test_corpus_pptx(rel):
+    ex = extract_document((CORPUS / rel).read_bytes(), "pptx", ocr="off")  # OCR cost and accuracy: bench/ocr_eval
+    assert ex.report.pages > 0
+    for b in ex.blocks:
+        assert b.page is not None and 1 <= b.page <= ex.report.pages, b
+    assert [b.seq for b in ex.blocks] == list(range(len(ex.blocks)))
+
+
+def test_corpus_pptx_expected_failures_name_corpus_files():
+    assert not stale_expectations(PPTX_FILES, PPTX_EXPECTED_FAILURES)
 
 
 class _Rect(NamedTuple):

@@ -3,13 +3,13 @@
 import http.server
 import socket
 import threading
-import time
 
 import dagster as dg
 import pytest
 
 from docclean_assets.extract.settings import FetchSettings
 from docclean_assets.graph import build_defs
+from docclean_assets import inventory
 from docclean_assets.inventory import fetch
 from docclean_assets.store import ParquetStore
 from docclean_assets_tests.hostile import cases as C
@@ -75,15 +75,34 @@ def _dead_url() -> str:
     return f"http://127.0.0.1:{port}/page.html"
 
 
-def test_5xx_is_retried_with_backoff_and_4xx_is_not(site):
+class _Clock:
+    """Stands in for the fetcher's `time`: records its sleeps, and its clock advances `tick` seconds
+    per reading (failing after `max_readings`, so a deadline that never trips fails instead of hanging)."""
+
+    def __init__(self, tick: float = 0.0, max_readings: int = 100):
+        self.now, self.tick, self.readings, self.max_readings, self.sleeps = 0.0, tick, 0, max_readings, []
+
+    def monotonic(self) -> float:
+        self.readings += 1
+        assert self.readings <= self.max_readings, "the fetch deadline never tripped"
+        self.now += self.tick
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+
+
+def test_5xx_is_retried_with_backoff_and_4xx_is_not(site, monkeypatch):
     base, hits = site
+    clock = _Clock()
+    monkeypatch.setattr(inventory, "time", clock)
     status, _ctype, body, error = fetch(f"{base}/flaky", FAST)
     assert (status, error, hits["/flaky"]) == (200, None, 3) and b"Tides" in body
-    started = time.monotonic()
+    assert clock.sleeps == [0.05, 0.1]
     status, _ctype, body, error = fetch(f"{base}/down", FAST)
     assert (status, body, hits["/down"]) == (503, None, 3)
     assert error == "HTTP 503 Service Unavailable (after 3 attempts)"
-    assert time.monotonic() - started >= 0.05 + 0.1  # backoff 0.05 s then 0.1 s
+    assert clock.sleeps == [0.05, 0.1] * 2  # backoff 0.05 s then 0.1 s
     status, _ctype, body, error = fetch(f"{base}/gone", FAST)
     assert (status, error, hits["/gone"]) == (404, "HTTP 404 Not Found", 1)
 
@@ -101,12 +120,14 @@ def test_redirects_only_to_http_and_limited(site):
     assert status == 200 and error is None and b"Tides" in body
 
 
-def test_whole_fetch_deadline_and_size_cap(site):
+def test_whole_fetch_deadline_and_size_cap(site, monkeypatch):
     base, _hits = site
-    started = time.monotonic()
+    clock = _Clock(tick=0.4)  # the drip never ends and never stalls a read: only the whole-fetch deadline stops it
+    monkeypatch.setattr(inventory, "time", clock)
     status, _c, body, error = fetch(f"{base}/drip", FetchSettings(timeout_s=1, retries=0))
     assert body is None and error == "fetch failed: timed out after 1 s"
-    assert time.monotonic() - started < 3
+    assert clock.readings == 4  # the start, then one reading per chunk until 1.2 s > 1 s
+    monkeypatch.undo()
     status, _c, body, error = fetch(f"{base}/huge", FAST)
     assert body is None and error == "response larger than 100000 bytes"
 

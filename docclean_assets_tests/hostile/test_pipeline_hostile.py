@@ -1,7 +1,5 @@
 """One source folder holding every hostile case at once, next to good files: one quality_report row
-per file with the expected status and error, the good files ok, the run bounded in time."""
-import time
-
+per file with the expected status and error, the good files ok, no file needing the time limit."""
 import dagster as dg
 
 from docclean_assets.graph import build_defs
@@ -43,10 +41,8 @@ def test_a_folder_of_hostile_files_gives_one_row_each(tmp_path, bomb_docx):
     cfg.write_text(f"sources:\n  hostile:\n    path: docs\nsettings:\n  limits: {{timeout_s: {TIMEOUT_S}, memory_mb: 2048}}\n")
     data = tmp_path / "out"
     defs = build_defs(cfg, data)
-    started = time.monotonic()
     result = dg.materialize([*defs.assets, *defs.asset_checks], partition_key="hostile", resources=defs.resources,
                             raise_on_error=False)
-    elapsed = time.monotonic() - started
     assert result.success
     rows = ParquetStore(data).connect().execute("SELECT path, status, error, flags FROM quality_report").fetchall()
     got = {p: (s, e, f) for p, s, e, f in rows}
@@ -86,7 +82,6 @@ def test_a_folder_of_hostile_files_gives_one_row_each(tmp_path, bomb_docx):
     leaked = ParquetStore(data).connect().execute(
         "SELECT count(*) FROM normalized_blocks WHERE text LIKE '%CANARY%'").fetchone()[0]
     assert leaked == 0
-    assert elapsed < 60
 
 
 # ---------------------------------------------------------------- issue 14: every class, one source

@@ -1,15 +1,15 @@
 """Faults mid-run: a writer SIGKILLed mid-write leaves the previous partition intact and the next
 write recovers; two writers of one source never interleave their commits."""
+import fcntl
 import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pyarrow as pa
 
-from docclean_assets.store import ParquetStore
+from docclean_assets.store import LOCK_DIR, ParquetStore
 
 PAIR = ("parsed_documents", "parsed_blocks")
 # A writer process: writes the pair `count` times, tagging both tables with its name and iteration,
@@ -70,10 +70,9 @@ def test_two_concurrent_writers_never_interleave(tmp_path):
     assert docs_tag == blocks_tag
 
 
-def _wait_ready(proc: subprocess.Popen, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    line = proc.stdout.readline()  # blocks until the writer reports its state (or exits)
-    assert line.strip() == "READY" and time.monotonic() < deadline, line
+def _wait_ready(proc: subprocess.Popen) -> None:
+    line = proc.stdout.readline()  # blocks until the writer reports its state (or exits); pytest's timeout bounds it
+    assert line.strip() == "READY", line
 
 
 def test_sigkill_mid_write_keeps_the_previous_partition_and_the_next_write_recovers(tmp_path):
@@ -91,16 +90,12 @@ def test_sigkill_mid_write_keeps_the_previous_partition_and_the_next_write_recov
     assert {t: store.path(t, "web").read_bytes() for t in PAIR} == before  # untouched, readable
     assert _tags(store) == ("first-0", "first-0")
 
-    started = time.monotonic()
+    with open(root / LOCK_DIR / "web.lock", "a") as fh:  # the dead writer's lock died with it: nothing to wait for
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if it were still held
+        fcntl.flock(fh, fcntl.LOCK_UN)
     store.write_tables("web", {t: pa.table({"tag": ["next-0"]}) for t in PAIR})
-    recovered_s = time.monotonic() - started
     assert _tags(store) == ("next-0", "next-0")
     assert not list(partition.glob(".data.parquet.*.tmp"))  # stale temp files cleaned
-    started = time.monotonic()
-    store.write_tables("web", {t: pa.table({"tag": ["normal-0"]}) for t in PAIR})
-    normal_s = time.monotonic() - started
-    print(f"recovering write {recovered_s * 1000:.1f} ms, normal write {normal_s * 1000:.1f} ms")
-    assert recovered_s < normal_s + 1.0
 
 
 def test_sigkill_between_the_two_renames_is_rolled_forward(tmp_path):
