@@ -106,7 +106,8 @@ def _continues(blk: PBlock, ln: Line, s: PdfSettings) -> bool:
     # ... and a first-line indent after a full previous line opens a new paragraph.
     indent = ln.x0 - bx0
     prev_full = bx1 - last.x1 < s.full_line_slack_em * size
-    if len(blk.lines) > 1 and prev_full and indent > s.indent_min_em * size and ln.x0 < bx1 - s.indent_min_room_em * size:
+    room = ln.x0 < bx1 - s.indent_min_room_em * size
+    if len(blk.lines) > 1 and prev_full and indent > s.indent_min_em * size and room:
         prev_starts_left = last.x0 - bx0 < s.indent_prev_left_em * size
         if prev_starts_left:
             return False

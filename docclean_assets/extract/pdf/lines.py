@@ -206,7 +206,8 @@ def _attach_raised(lines: list[Line], s: PdfSettings) -> list[Line]:
         if ln.n > s.raised_max_chars:
             continue
         h = max(ln.bottom - ln.top, 0.1)  # 0.1 pt: a guard for zero-height boxes, no threshold
-        lo = bisect_left(tops, ln.top - s.raised_search_em * ln.size / ratio)  # hosts are at least 1/ratio larger
+        # Hosts start at most `raised_search_em` em above it, in em of the smallest host the ratio allows.
+        lo = bisect_left(tops, ln.top - s.raised_search_em * ln.size / ratio)
         best, best_ov = None, 0.0
         for j in range(lo, len(lines)):
             cand = lines[j]

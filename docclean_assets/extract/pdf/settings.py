@@ -94,9 +94,9 @@ class PdfSettings:
     # its own joins the line of larger type it overlaps: a line of at most `raised_max_chars` chars,
     # set at most `raised_max_size_fraction` of the host line's size, overlapping the host's band
     # by at least `raised_min_overlap_fraction` of its own height and at most `raised_max_gap_em`
-    # host em beside it horizontally. Hosts are looked for from `raised_search_em` em of the largest
-    # host size above the line. LaTeX scripts are set at 0.7 of the text size (\scriptsize of
-    # footnote markers lower); historical defaults.
+    # host em beside it horizontally; hosts are looked for from `raised_search_em` em above it (em
+    # of the smallest host size the ratio allows). LaTeX sets scripts at 0.7 of the text size;
+    # historical defaults.
     raised_max_chars: int = 6
     raised_max_size_fraction: float = 0.85
     raised_min_overlap_fraction: float = 0.3
