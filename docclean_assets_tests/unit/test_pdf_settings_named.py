@@ -12,9 +12,9 @@ import pypdfium2 as pdfium
 from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
-from docclean_assets.extract.pdf.chars import Char, modal_size, pdf_to_pages
+from docclean_assets.extract.pdf.chars import Char, PageContent, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.columns import _column_ok
-from docclean_assets.extract.pdf.graphics import Graphic, page_to_graphics
+from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Word, make_line, words_to_lines
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
 from docclean_assets.extract.pdf.settings import PdfSettings
@@ -84,13 +84,18 @@ def _pdf_with_tinted_text() -> bytes:
     return buf.getvalue()
 
 
-def _lightness(s: PdfSettings) -> set[float]:
-    pdf = pdfium.PdfDocument(_pdf_with_tinted_text())
+def _page(data: bytes, s: PdfSettings) -> PageContent:
+    """The chars and graphics of a one-page PDF, read under `s`."""
+    pdf = pdfium.PdfDocument(data)
     try:
         (content,) = list(pdf_to_pages(pdf, [], s))
     finally:
         pdf.close()
-    return {round(c.lightness, 3) for c in content.chars}
+    return content
+
+
+def _lightness(s: PdfSettings) -> set[float]:
+    return {round(c.lightness, 3) for c in _page(_pdf_with_tinted_text(), s).chars}
 
 
 def test_grey_max_channel_spread_fraction_decides_what_counts_as_grey() -> None:
@@ -181,11 +186,5 @@ def _pdf_with_skewed_box() -> bytes:
 
 
 def test_rect_corner_decimals_decides_box_or_path() -> None:
-    pdf = pdfium.PdfDocument(_pdf_with_skewed_box())
-    try:
-        page = pdf[0]
-        kinds = [page_to_graphics(page, s)[0].kind for s in (S, replace(S, rect_corner_decimals=3))]
-        page.close()
-    finally:
-        pdf.close()
+    kinds = [_page(_pdf_with_skewed_box(), s).graphics[0].kind for s in (S, replace(S, rect_corner_decimals=3))]
     assert kinds == ["rect", "path"]
