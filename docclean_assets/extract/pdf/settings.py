@@ -19,9 +19,9 @@ class PdfSettings:
     # margin stamps, rotated table headers) have at most 24% of it; a turned landscape page, ~100%.
     page_turn_min_fraction: float = 0.5
     page_turn_min_chars: int = 50
-    # Font sizes are compared after rounding to this step, points, so that 9.9626 and 9.96264 (one
-    # LaTeX size written by two drivers) count as one size; half points never merge the 9/10/12 pt
-    # sizes of body, footnote and heading text in the corpus papers (historical default).
+    # Font sizes are compared after rounding to this step, points, so that 9.9626 and 9.96264 count
+    # as one size; a half point is finer than the steps documents set between body, footnote and
+    # heading sizes (historical default).
     size_step_pt: float = 0.5
     # Body size assumed for a document without a single drawn non-space char (no text is then
     # measured against it); 10 pt, the commonest body size (historical default).
