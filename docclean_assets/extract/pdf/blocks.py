@@ -86,34 +86,36 @@ def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
     return min(a1, b1) - max(a0, b0)
 
 
-def _continues(blk: PBlock, ln: Line, settings: PdfSettings) -> bool:
+def _continues(blk: PBlock, ln: Line, s: PdfSettings) -> bool:
     """Whether `ln` continues `blk` as the next line of the same paragraph."""
     last = blk.lines[-1]
     size = max(ln.size, last.size)
     gap = ln.top - last.bottom
-    if gap > settings.paragraph_gap_em * size:  # overlap is fine: tall math boxes overlap lines
+    if gap > s.paragraph_gap_em * size:  # overlap is fine: tall math boxes overlap lines
         return False
     big, small = max(ln.size, last.size), min(ln.size, last.size)
-    if small <= 0 or big / small > settings.size_change_ratio:
+    if small <= 0 or big / small > s.size_change_ratio:
         return False
     bx0, bx1 = blk.x0, blk.x1
-    width = min(bx1 - bx0, ln.x1 - ln.x0)
-    if _overlap(bx0, bx1, ln.x0, ln.x1) < 0.5 * max(width, 1.0):
+    width = max(min(bx1 - bx0, ln.x1 - ln.x0), 1.0)  # 1 pt: a guard for zero-width boxes, no threshold
+    if _overlap(bx0, bx1, ln.x0, ln.x1) < s.block_min_overlap_fraction * width:
         return False
     # The line must not begin left of the block by much (a hanging outdent starts a new item) ...
-    if ln.x0 < bx0 - 2.0 * size and len(blk.lines) > 1:
+    if ln.x0 < bx0 - s.outdent_max_em * size and len(blk.lines) > 1:
         return False
     # ... and a first-line indent after a full previous line opens a new paragraph.
     indent = ln.x0 - bx0
-    prev_full = bx1 - last.x1 < 1.5 * size
-    if len(blk.lines) > 1 and prev_full and indent > settings.indent_min_em * size and ln.x0 < bx1 - 4 * size:
-        prev_starts_left = last.x0 - bx0 < 0.5 * size
+    prev_full = bx1 - last.x1 < s.full_line_slack_em * size
+    room = ln.x0 < bx1 - s.indent_min_room_em * size
+    if len(blk.lines) > 1 and prev_full and indent > s.indent_min_em * size and room:
+        prev_starts_left = last.x0 - bx0 < s.indent_prev_left_em * size
         if prev_starts_left:
             return False
     # A standalone bold line (heading) above regular text, or the reverse, splits the block.
-    last_bold = last.bold >= 0.8 * last.n
-    this_bold = ln.bold >= 0.8 * ln.n
-    if last_bold != this_bold and len(blk.lines) == 1 and last_bold and last.x1 - last.x0 < 0.7 * (ln.x1 - ln.x0):
+    last_bold = last.bold >= s.bold_line_min_fraction * last.n
+    this_bold = ln.bold >= s.bold_line_min_fraction * ln.n
+    narrower = last.x1 - last.x0 < s.bold_heading_max_width_fraction * (ln.x1 - ln.x0)
+    if last_bold != this_bold and len(blk.lines) == 1 and last_bold and narrower:
         return False
     return True
 
@@ -130,7 +132,8 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
     open_: list[PBlock] = []
     for ln in lines:
         # Close blocks left far behind (bounded search keeps this linear in practice).
-        open_ = [b for b in open_ if ln.top - b.lines[-1].bottom <= 3 * max(ln.size, b.lines[-1].size)]
+        reach = settings.block_open_max_gap_em
+        open_ = [b for b in open_ if ln.top - b.lines[-1].bottom <= reach * max(ln.size, b.lines[-1].size)]
         # Only the nearest block above that overlaps the line horizontally may take it.
         near = [b for b in open_ if _overlap(b.x0, b.x1, ln.x0, ln.x1) > 0 and b.lines[-1].top < ln.top]
         target = max(near, key=lambda b: b.lines[-1].bottom) if near else None

@@ -81,7 +81,7 @@ class _Style(NamedTuple):
     uy: float
 
 
-def _style(raw: object, i: int, rotation: int) -> _Style:
+def _style(raw: object, i: int, rotation: int, s: PdfSettings) -> _Style:
     """Font size, name, angle and fill lightness of the text object holding char `i`."""
     m = pdfium_c.FS_MATRIX()
     if not pdfium_c.FPDFText_GetMatrix(raw, i, m):
@@ -100,7 +100,8 @@ def _style(raw: object, i: int, rotation: int) -> _Style:
         pdfium_c.FPDFText_GetFontInfo(raw, i, buf, len(buf), flags)
     fontname = buf.value.decode("utf-8", "replace")
     rgba = [ctypes.c_uint() for _ in range(4)]
-    light = rgba_lightness(*(v.value for v in rgba[:3])) if pdfium_c.FPDFText_GetFillColor(raw, i, *rgba) else -1.0
+    filled = pdfium_c.FPDFText_GetFillColor(raw, i, *rgba)
+    light = rgba_lightness(*(v.value for v in rgba[:3]), s.grey_max_channel_spread_fraction) if filled else -1.0
     angle = math.degrees(math.atan2(b, a)) if (a or b) else 0.0
     if rotation:
         angle = (angle - rotation + 180.0) % 360.0 - 180.0
@@ -136,7 +137,7 @@ def _is_generated(raw: object, i: int) -> bool:
     return bool(pdfium_c.FPDFText_IsGenerated(raw, i))
 
 
-def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[list[Char], int]:
+def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSettings) -> tuple[list[Char], int]:
     """The text page's visible chars in `frame`, and its drawn non-space char count.
 
     Drawn whitespace chars are kept (they separate words) but not counted; chars whose centre lies
@@ -186,7 +187,7 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame) -> tuple[l
         if obj:  # a generated space without an object keeps the previous char's style
             st = styles.get(obj)
             if st is None:
-                st = styles[obj] = _style(raw, i, rotation)
+                st = styles[obj] = _style(raw, i, rotation, s)
         if rotation == 0:
             x0, x1, y0, y1 = left - fx0, right - fx0, fy1 - top, fy1 - bottom
         else:
@@ -264,11 +265,11 @@ def page_to_chars(page: pdfium.PdfPage, number: int, settings: PdfSettings) -> t
     non-space char count and the frame."""
     frame = page_frame(page)
     with opened_textpage(page) as textpage:
-        chars, raw_count = textpage_to_chars(textpage, frame)
+        chars, raw_count = textpage_to_chars(textpage, frame, settings)
         turn = reading_turn(chars, settings)
         if turn:  # read again in the turned frame: origins, advances and angles follow the frame
             frame = frame.turned(turn)
-            chars, raw_count = textpage_to_chars(textpage, frame)
+            chars, raw_count = textpage_to_chars(textpage, frame, settings)
     return PageInfo(number, frame.width, frame.height, frame.turn), chars, raw_count, frame
 
 
@@ -295,7 +296,7 @@ def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str], settings: PdfSetting
             try:
                 w, h = pdf.get_page_size(index)
             except Exception:
-                w, h = 612.0, 792.0
+                w, h = 612.0, 792.0  # US Letter in points: a placeholder size, compared with nothing
             yield PageContent(PageInfo(number, float(w), float(h)), [], 0, [])
 
 
@@ -310,15 +311,16 @@ def _graphics(page: pdfium.PdfPage, frame: PageFrame, settings: PdfSettings, fla
         return []
 
 
-def size_key(size: float) -> float:
-    """Font sizes rounded to half points, so 9.9626 and 9.96264 count as one size."""
-    return round(size * 2) / 2
+def size_key(size: float, step: float) -> float:
+    """A font size rounded to `step` points (`size_step_pt`), so 9.9626 and 9.96264 count as one size."""
+    return round(size / step) * step
 
 
-def modal_size(chars: list[Char]) -> float:
-    """The most common (rounded) font size, weighted by character count; 10 when there are none."""
-    counts = Counter(size_key(c.size) for c in chars if not c.text.isspace())
-    return counts.most_common(1)[0][0] if counts else 10.0
+def modal_size(chars: list[Char], s: PdfSettings) -> float:
+    """The most common (rounded) font size, weighted by character count; `body_size_fallback_pt`
+    when there are none."""
+    counts = Counter(size_key(c.size, s.size_step_pt) for c in chars if not c.text.isspace())
+    return counts.most_common(1)[0][0] if counts else s.body_size_fallback_pt
 
 
 _BOLD_MARKS = ("bold", "black", "heavy", "semibold", "demi", "medi", "cmbx", "-bd", ",b", "-b")

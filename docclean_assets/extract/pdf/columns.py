@@ -21,7 +21,8 @@ def _column_ok(blocks: list[PBlock], x0: float, x1: float, width: float, height:
     """Whether the x-range holds a prose column: wide enough, filled enough, words per line."""
     if x1 - x0 < s.column_min_width_fraction * width:
         return False
-    inside = [b for b in blocks if b.x0 >= x0 - 1 and b.x1 <= x1 + 1]
+    tol = s.column_edge_tolerance_pt
+    inside = [b for b in blocks if b.x0 >= x0 - tol and b.x1 <= x1 + tol]
     fill = sum(b.bottom - b.top for b in inside)
     if fill < s.column_min_fill * height:
         return False

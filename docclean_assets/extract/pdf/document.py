@@ -201,7 +201,7 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
     if report.raw_chars == 0:
         report.flag("no_text_layer")
         return Extraction([], report, {k: v for k, v in trace.items()})
-    body = modal_size([c for p in pages for c in p.chars])
+    body = modal_size([c for p in pages for c in p.chars], s)
     trace["body_size"] = {0: body}
     per_page: list[tuple[PageInfo, list[PBlock]]] = []
     layouts: list[PageLayout] = []

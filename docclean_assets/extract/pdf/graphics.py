@@ -18,7 +18,9 @@ from docclean_assets.extract.pdf.settings import PdfSettings
 
 _Matrix = tuple[float, float, float, float, float, float]
 _IDENTITY: _Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-_MAX_FORM_DEPTH = 15  # as pypdfium2's get_objects
+# Form XObjects nested deeper than this are not entered, as in pypdfium2's get_objects: a bound on
+# the walk (self-referencing forms), not a heuristic threshold, so not a setting.
+_MAX_FORM_DEPTH = 15
 
 
 class Graphic(NamedTuple):
@@ -55,8 +57,9 @@ def _colour(getter: object, obj: object) -> tuple[int, int, int, int] | None:
     return (r.value, g.value, b.value, a.value)
 
 
-def _is_box(obj: object) -> bool:
-    """Whether the path is one axis-aligned rectangle (re operator, or 4-5 straight segments)."""
+def _is_box(obj: object, decimals: int) -> bool:
+    """Whether the path is one axis-aligned rectangle (re operator, or 4-5 straight segments; a
+    close adds one), its corners compared at `decimals` places (`rect_corner_decimals`)."""
     n = pdfium_c.FPDFPath_CountSegments(obj)
     if not 4 <= n <= 6:
         return False
@@ -68,8 +71,8 @@ def _is_box(obj: object) -> bool:
             return False
         if not pdfium_c.FPDFPathSegment_GetPoint(seg, x, y):
             return False
-        xs.add(round(x.value, 2))
-        ys.add(round(y.value, 2))
+        xs.add(round(x.value, decimals))
+        ys.add(round(y.value, decimals))
     return len(xs) <= 2 and len(ys) <= 2
 
 
@@ -114,7 +117,7 @@ def _path_graphic(obj: object, ctm: _Matrix, frame: PageFrame, s: PdfSettings) -
     sw = float(width.value) if stroke is not None and pdfium_c.FPDFPageObj_GetStrokeWidth(obj, width) else 0.0
     if min(x1 - x0, y1 - y0) <= s.rule_max_thickness_pt:
         kind = "line"
-    elif _is_box(obj):
+    elif _is_box(obj, s.rect_corner_decimals):
         kind = "rect"
     else:
         kind = "path"

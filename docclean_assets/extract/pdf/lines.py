@@ -65,8 +65,9 @@ def _rows(chars: list[Char], ratio: float) -> list[list[Char]]:
     return rows
 
 
-def _word(chars: list[Char], row: int) -> Word:
-    sizes = Counter(size_key(c.size) for c in chars)
+def _word(chars: list[Char], row: int, step: float) -> Word:
+    """The chars as one word; its size is their modal size rounded to `step` points."""
+    sizes = Counter(size_key(c.size, step) for c in chars)
     return Word(
         "".join(c.text for c in chars),
         min(c.x0 for c in chars),
@@ -87,14 +88,14 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
     Overprinted duplicates (fake bold: the same glyph again within `duplicate_char_em`) are dropped.
     """
     words: list[Word] = []
-    split_em = settings.word_gap_em
+    split_em, step = settings.word_gap_em, settings.size_step_pt
     for r, row in enumerate(_rows(chars, settings.line_overlap_ratio)):
         row.sort(key=lambda c: (c.x0, c.seq))
         cur: list[Char] = []
         for c in row:
             if c.text.isspace():
                 if cur:
-                    words.append(_word(cur, r))
+                    words.append(_word(cur, r, step))
                     cur = []
                 continue
             if cur:
@@ -103,11 +104,11 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
                 if c.text == p.text and abs(c.x0 - p.x0) < tol and abs(c.top - p.top) < tol:
                     continue
                 if c.x0 - p.x1 > split_em * min(c.size, p.size):
-                    words.append(_word(cur, r))
+                    words.append(_word(cur, r, step))
                     cur = []
             cur.append(c)
         if cur:
-            words.append(_word(cur, r))
+            words.append(_word(cur, r, step))
     return words
 
 
@@ -155,7 +156,7 @@ def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
             cur.append(w)
         lines.append(make_line(cur))
     lines.sort(key=lambda ln: (ln.top, ln.x0))
-    return _attach_raised(lines, settings.word_gap_em)
+    return _attach_raised(lines, settings)
 
 
 def _gap_supported(rows: list[list[Word]], r: int, p: Word, w: Word, size: float, s: PdfSettings) -> bool:
@@ -193,27 +194,30 @@ def _join_words(a: Word, b: Word) -> Word:
     )
 
 
-def _attach_raised(lines: list[Line], split_em: float) -> list[Line]:
+def _attach_raised(lines: list[Line], s: PdfSettings) -> list[Line]:
     """Fold short lines of smaller type (superscripts, subscripts, raised footnote markers) into the
-    line of larger type whose band they overlap and whose horizontal extent holds them."""
+    line of larger type whose band they overlap and whose horizontal extent holds them (the
+    `raised_*` settings)."""
     tops = [ln.top for ln in lines]
     absorbed: dict[int, list[Word]] = {}
     gone: set[int] = set()
+    split_em, ratio = s.word_gap_em, s.raised_max_size_fraction
     for i, ln in enumerate(lines):
-        if ln.n > 6:
+        if ln.n > s.raised_max_chars:
             continue
-        h = max(ln.bottom - ln.top, 0.1)
-        lo = bisect_left(tops, ln.top - 2 * ln.size / 0.85)
+        h = max(ln.bottom - ln.top, 0.1)  # 0.1 pt: a guard for zero-height boxes, no threshold
+        # Hosts start at most `raised_search_em` em above it, in em of the smallest host the ratio allows.
+        lo = bisect_left(tops, ln.top - s.raised_search_em * ln.size / ratio)
         best, best_ov = None, 0.0
         for j in range(lo, len(lines)):
             cand = lines[j]
             if cand.top > ln.bottom:
                 break
-            if j == i or j in gone or ln.size > 0.85 * cand.size or cand.n <= ln.n:
+            if j == i or j in gone or ln.size > ratio * cand.size or cand.n <= ln.n:
                 continue
             ov = min(ln.bottom, cand.bottom) - max(ln.top, cand.top)
             hgap = max(cand.x0 - ln.x1, ln.x0 - cand.x1, 0.0)
-            if ov >= 0.3 * h and hgap <= 0.5 * cand.size and ov > best_ov:
+            if ov >= s.raised_min_overlap_fraction * h and hgap <= s.raised_max_gap_em * cand.size and ov > best_ov:
                 best, best_ov = j, ov
         if best is not None and best not in absorbed.get(i, ()):  # no chains
             absorbed.setdefault(best, []).extend(ln.words)

@@ -13,22 +13,16 @@ from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 
-def _row_tol(a: PBlock, b: PBlock) -> float:
-    """Blocks whose tops differ by at most half the smaller font size start on the same row."""
-    return 0.5 * min(a.size, b.size)
+def _rows_then_x(blocks: list[PBlock], s: PdfSettings) -> list[PBlock]:
+    """Top to bottom; blocks whose tops differ by at most `row_align_em` of the smaller font size
+    start on the same row and go left to right."""
+    return rows_then_x(blocks, lambda a, b: s.row_align_em * min(a.size, b.size))
 
 
-def _rows_then_x(blocks: list[PBlock]) -> list[PBlock]:
-    """Top to bottom; blocks starting on (nearly) the same row go left to right."""
-    return rows_then_x(blocks, _row_tol)
-
-
-def _grid_bands(seg: list[PBlock], settings: PdfSettings | None) -> list[list[PBlock]]:
+def _grid_bands(seg: list[PBlock], settings: PdfSettings) -> list[list[PBlock]]:
     """The segment cut into rows when it is a grid of cards rather than columns: headings in
     different columns start at the same height on `grid_min_aligned_rows` rows or more (card 1 |
     card 2 over card 3 | card 4 reads 1, 2, 3, 4). Otherwise the whole segment, read by columns."""
-    if settings is None:
-        return [seg]
     heads = sorted((b for b in seg if b.kind in ("heading", "title")), key=lambda b: b.top)
     rows: list[float] = []
     for i, a in enumerate(heads):
@@ -46,24 +40,24 @@ def _grid_bands(seg: list[PBlock], settings: PdfSettings | None) -> list[list[PB
 
 
 def blocks_to_reading_order(blocks: list[PBlock], gutters: list[Gutter],
-                            settings: PdfSettings | None = None) -> tuple[list[PBlock], int, int]:
+                            settings: PdfSettings) -> tuple[list[PBlock], int, int]:
     """The page's blocks in reading order, how many columns it has (0 when it has no text), and
     how many blocks straddle some but not all columns mid-page (their place is a guess)."""
     content = [b for b in blocks if b.drop_reason is None and b.kind != "margin_note"]
     rest = [b for b in blocks if not (b.drop_reason is None and b.kind != "margin_note")]
-    tail = _rows_then_x(rest)
+    tail = _rows_then_x(rest, settings)
     if not content:
         return tail, 0, 0
     if not gutters:
         for b in content:
             b.column = 0
-        return _rows_then_x(content) + tail, 1, 0
+        return _rows_then_x(content, settings) + tail, 1, 0
     placement = boxes_to_columns(content, gutters)
     for b in content:
         b.column = placement.column[id(b)]
     # Right-to-left pages (Arabic, Hebrew) read their columns from the right.
     rtl = is_rtl(" ".join(b.text for b in placement.cols))
-    ordered = columns_to_order(placement, len(gutters) + 1, _rows_then_x, right_to_left=rtl,
-                               bands=lambda seg: _grid_bands(seg, settings))
+    ordered = columns_to_order(placement, len(gutters) + 1, lambda seg: _rows_then_x(seg, settings),
+                               right_to_left=rtl, bands=lambda seg: _grid_bands(seg, settings))
     ncols = len(gutters) + 1 if placement.cols else 1
     return ordered + tail, ncols, placement.unresolved

@@ -116,9 +116,9 @@ def opened_textpage(page: pdfium.PdfPage) -> Iterator[pdfium.PdfTextPage]:
         textpage.close()
 
 
-def rgba_lightness(r: int, g: int, b: int) -> float:
+def rgba_lightness(r: int, g: int, b: int, max_spread: float) -> float:
     """Grey level of an RGB colour (0-255 channels; 1 = white); -1 for chromatic colours (channels
-    more than 10% apart, as the pdfplumber-based layer had it)."""
-    if max(r, g, b) - min(r, g, b) > 25.5:
+    more than `max_spread` of the channel range apart: `grey_max_channel_spread_fraction`)."""
+    if max(r, g, b) - min(r, g, b) > max_spread * 255:
         return -1.0
-    return (r + g + b) / 765.0
+    return (r + g + b) / 765.0  # the mean channel over its 255 range

@@ -8,8 +8,60 @@ from docclean_assets.extract.validation import check_fraction, check_positive
 
 @dataclass(frozen=True, slots=True)
 class PdfSettings:
-    """Geometry thresholds of the PDF path, in PDF points unless named otherwise."""
+    """Geometry thresholds of the PDF path, in PDF points unless named otherwise; grouped by the stage
+    (module) that reads them, in pipeline order."""
 
+    # ---- chars (chars.py, pdfium.py): reading frame, font sizes, fill colours
+    # A page is read in the frame where its text is upright (the displayed page turned by a multiple
+    # of 90 degrees) when more than this fraction of its non-space chars run along one sideways or
+    # upside-down axis there, and it has at least `page_turn_min_chars` of them (half a line: fewer
+    # sideways labels decide nothing). Corpus pages with sideways text (arXiv and Federal Register
+    # margin stamps, rotated table headers) have at most 24% of it; a turned landscape page, ~100%.
+    page_turn_min_fraction: float = 0.5
+    page_turn_min_chars: int = 50
+    # Font sizes are compared after rounding to this step, points, so that 9.9626 and 9.96264 count
+    # as one size; a half point is finer than the steps documents set between body, footnote and
+    # heading sizes (historical default).
+    size_step_pt: float = 0.5
+    # Body size assumed for a document without a single drawn non-space char (no text is then
+    # measured against it); 10 pt, the commonest body size (historical default).
+    body_size_fallback_pt: float = 10.0
+    # A fill colour counts as grey (its lightness is compared with the watermark and reversed-text
+    # bounds) when its RGB channels differ by at most this fraction of the channel range; more is a
+    # chromatic colour. Carried over from the pdfplumber-based char layer (historical default).
+    grey_max_channel_spread_fraction: float = 0.1
+
+    # ---- graphics (graphics.py): painted paths
+    # A painted path no thicker than this many points in one direction is a rule (table and footnote
+    # rules, underlines), not a box; LaTeX \hrule and booktabs rules are 0.4-0.8 pt, Word borders
+    # 0.5-1.5 pt, while shaded boxes and cells are several points high.
+    rule_max_thickness_pt: float = 2.0
+    # A path of straight segments is a box when its corners take two distinct x and two distinct y
+    # values after rounding to this many decimal places of a point (float noise of generated
+    # content streams; historical default since the PDFium graphics layer).
+    rect_corner_decimals: int = 2
+
+    # ---- watermark (watermark.py): rotated lines, large light-grey text
+    # Chars rotated more than this many degrees off the horizontal whose run's baseline is also
+    # rotated form a rotated line (diagonal: watermark; ~90 deg: margin note such as arXiv stamps).
+    rotated_min_angle_deg: float = 8.0
+    # A rotated run needs at least this many chars to be a line of its own.
+    rotated_min_chars: int = 3
+    # ...and its first and last glyph origins at least this many em apart: chars turned one by one
+    # on a horizontal baseline (pseudo-italic, wobbly display type) do not progress along their own
+    # direction (historical default).
+    rotated_min_run_em: float = 0.5
+    # Consecutive rotated chars whose angles differ by more than this many degrees start a new run
+    # (two stamps at different angles drawn one after the other; historical default).
+    rotated_run_max_step_deg: float = 3.0
+    # Large light-grey text: size >= this factor of the body size and grey lightness within
+    # [watermark_min_lightness, watermark_max_lightness] (0 black, 1 white; white is excluded as it
+    # is usually text on a dark banner); calibrated on reportlab/Word "DRAFT" stamps at 0.75-0.9.
+    watermark_min_size_ratio: float = 2.0
+    watermark_min_lightness: float = 0.6
+    watermark_max_lightness: float = 0.97
+
+    # ---- lines (lines.py): chars to words to lines
     # Characters whose vertical centres differ by less than this fraction of the font size share a
     # line; calibrated on LaTeX and Word papers where sub/superscripts shift by ~0.3 em.
     line_overlap_ratio: float = 0.5
@@ -17,27 +69,19 @@ class PdfSettings:
     # measures exactly 0.25 em and shrinks below it in justified lines (pdfminer's 0.25 glued words
     # together in the papermage ACL paper); in-word kerning gaps stay below 0.05 em there.
     word_gap_em: float = 0.12
-    # Vertical gap between lines, in multiples of the line's font size, above which a new paragraph
-    # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
-    paragraph_gap_em: float = 0.6
-    # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).
-    heading_size_ratio: float = 1.15
+    # Overprinted duplicate chars (fake bold) closer than this many em are dropped.
+    duplicate_char_em: float = 0.1
     # Words on one row further apart than this many em belong to different lines (cells, columns);
     # Federal Register gutters measure 1.08 em (9.7 pt at 9 pt), LaTeX ones >= 1.8 em; stretched
     # justified spaces in the corpus stay below 0.8 em.
     line_split_gap_em: float = 1.0
     # ...but only when the gap is structural: the nearest `split_context_rows` rows above and below
     # (within `split_context_em` em) that have words within `split_near_em` em of it must mostly
-    # leave a free run of at least `split_free_em` em inside its x-range too. Justified spaces in
-    # narrow columns reach 1.5-2 em at a different x on every row (the notebook-practices sample,
-    # ACL papers); gutters stay free on every row even where a paragraph indent or a ragged edge
-    # moves the words beside them (normal_4pages 22 pt gutter, a 11 pt sidebar gap in olmOCR's
-    # multi_column_miss).
-    # A page region is a grid of cards, read row by row, when headings in different columns start
-    # at the same height (within `grid_align_em` em) on at least this many rows; a paper's two
-    # columns align a heading pair by chance, not two (olmOCR mathfuncs card grid).
-    grid_min_aligned_rows: int = 2
-    grid_align_em: float = 0.5
+    # leave a free run of at least `split_free_em` em inside its x-range too (at least
+    # `split_min_support_rows` of them). Justified spaces in narrow columns reach 1.5-2 em at a
+    # different x on every row (the notebook-practices sample, ACL papers); gutters stay free on
+    # every row even where a paragraph indent or a ragged edge moves the words beside them
+    # (normal_4pages 22 pt gutter, a 11 pt sidebar gap in olmOCR's multi_column_miss).
     split_context_rows: int = 3
     split_min_support_rows: int = 2
     split_context_em: float = 6.0
@@ -46,14 +90,52 @@ class PdfSettings:
     # A gap this wide (em) splits a row without support from its neighbours (a one-row table, a
     # label and a value far apart); stretched justified spaces stay below ~3 em.
     isolated_split_gap_em: float = 4.0
-    # After gutters are known, a line crossing one is split at a word gap of at least this many em
-    # lying in the gutter band (lines merged across a narrow gutter); normal spaces are ~0.25 em.
-    gutter_split_gap_em: float = 0.6
+    # Raised and lowered text (superscripts, subscripts, footnote markers) that landed on a line of
+    # its own joins the line of larger type it overlaps: a line of at most `raised_max_chars` chars,
+    # set at most `raised_max_size_fraction` of the host line's size, overlapping the host's band
+    # by at least `raised_min_overlap_fraction` of its own height and at most `raised_max_gap_em`
+    # host em beside it horizontally; hosts are looked for from `raised_search_em` em above it (em
+    # of the smallest host size the ratio allows). LaTeX sets scripts at 0.7 of the text size;
+    # historical defaults.
+    raised_max_chars: int = 6
+    raised_max_size_fraction: float = 0.85
+    raised_min_overlap_fraction: float = 0.3
+    raised_max_gap_em: float = 0.5
+    raised_search_em: float = 2.0
+
+    # ---- blocks (blocks.py): lines to paragraphs
+    # Vertical gap between lines, in multiples of the line's font size, above which a new paragraph
+    # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
+    paragraph_gap_em: float = 0.6
+    # Adjacent lines whose dominant sizes differ by more than this factor start a new block.
+    size_change_ratio: float = 1.1
+    # A line continues a block only when their x-ranges overlap by at least this fraction of the
+    # narrower of the two (a line in the next column, or a caption beside a figure, does not).
+    block_min_overlap_fraction: float = 0.5
+    # A line starting more than this many em left of a block of two or more lines starts a new
+    # item (hanging outdent of list items and bibliography entries; historical default).
+    outdent_max_em: float = 2.0
     # A line starting this many em right of its block's left edge after a full previous line opens a
     # new paragraph (first-line indent); LaTeX \parindent is 1-1.5 em, Word's 0.5 in is ~4 em.
     indent_min_em: float = 0.8
-    # Adjacent lines whose dominant sizes differ by more than this factor start a new block.
-    size_change_ratio: float = 1.1
+    # The previous line is full when it ends within this many em of the block's right edge (a
+    # justified line ends at it; the last line of a paragraph usually falls short).
+    full_line_slack_em: float = 1.5
+    # ...and began within this many em of the block's left edge (it was no indented first line).
+    indent_prev_left_em: float = 0.5
+    # ...and the indented line starts at least this many em left of the block's right edge (a short
+    # line set far right, such as a signature or a flush-right date, is no indent).
+    indent_min_room_em: float = 4.0
+    # A line is bold when at least this fraction of its chars are set in a bold font; a bold
+    # first line narrower than `bold_heading_max_width_fraction` of the regular line after it is a
+    # run-in heading and gets a block of its own (historical defaults).
+    bold_line_min_fraction: float = 0.8
+    bold_heading_max_width_fraction: float = 0.7
+    # A block whose last line lies more than this many em above the current line is closed: no
+    # later line may join it (keeps the search linear; well above `paragraph_gap_em`).
+    block_open_max_gap_em: float = 3.0
+
+    # ---- columns (columns.py): gutters
     # A gutter is an x-band crossed by blocks over at most this fraction of the page's text height
     # ("empty over most of the height"); calibrated on ACL/LaTeX two-column and Federal Register pages.
     gutter_max_cover: float = 0.5
@@ -65,36 +147,101 @@ class PdfSettings:
     column_min_width_fraction: float = 0.15
     # A column holds prose: its lines average at least this many words (table columns hold 1-3).
     column_min_words_per_line: float = 3.0
-    # Footnotes: blocks centred below this fraction of the page height, in a font at most
-    # `footnote_size_ratio` of the body size; calibrated on LaTeX (8 pt vs 10 pt) and Word footnotes.
-    footnote_min_top_fraction: float = 0.5
-    footnote_size_ratio: float = 0.92
+    # A block belongs to a column when it lies within the column's x-range grown by this many
+    # points on each side (blocks end a hair past the gutter edges measured from them).
+    column_edge_tolerance_pt: float = 1.0
+    # After gutters are known, a line crossing one is split at a word gap of at least this many em
+    # lying in the gutter band (lines merged across a narrow gutter); normal spaces are ~0.25 em.
+    gutter_split_gap_em: float = 0.6
+
+    # ---- reading order (order.py)
+    # Blocks whose tops differ by at most this many em (of the smaller font size) start on the
+    # same row and are read left to right (historical default).
+    row_align_em: float = 0.5
+    # A page region is a grid of cards, read row by row, when headings in different columns start
+    # at the same height (within `grid_align_em` em) on at least this many rows; a paper's two
+    # columns align a heading pair by chance, not two (olmOCR mathfuncs card grid).
+    grid_min_aligned_rows: int = 2
+    grid_align_em: float = 0.5
+
+    # ---- ruled tables (tables.py)
+    # Ruled: the page's rules and box edges are snapped together within `table_snap_tolerance_pt`,
+    # joined across gaps up to `table_join_tolerance_pt`, and cross within
+    # `table_intersection_tolerance_pt` (pdfplumber's defaults, 3 pt, suit Word, LaTeX and report
+    # tables of the corpus); edges shorter than `table_edge_min_length_pt` are dropped. A ruled grid
+    # needs `table_min_rows` x `table_min_cols` cells and must hold at least
+    # `table_ruled_min_cell_share` of the chars inside its frame (coloured cell backgrounds that cover
+    # part of a table do not make a grid of it: discoverworld table 4).
+    table_snap_tolerance_pt: float = 3.0
+    table_join_tolerance_pt: float = 3.0
+    table_intersection_tolerance_pt: float = 3.0
+    table_edge_min_length_pt: float = 3.0
+    table_min_rows: int = 2
+    table_min_cols: int = 2
+    table_ruled_min_cell_share: float = 0.9
+    # A ruled grid with fewer cells holding text than this is a framed panel, not a table.
+    table_ruled_min_filled_cells: int = 2
+    # Two lines of one ruled cell whose bands overlap by more than this fraction of the shorter
+    # one's height sit side by side: the cell hides an unruled column boundary (shaded cells that
+    # rule only part of a table), and the grid is left to the borderless stage.
+    table_side_by_side_min_overlap_fraction: float = 0.5
+
+    # ---- borderless tables (table_grid.py)
+    # At least `table_min_aligned_rows` rows of two or more cells (lines split at aligned gaps),
+    # consecutive rows at most `table_row_gap_em` body em apart (report and paper tables:
+    # 0.2-1.2 em; paragraph breaks of prose are larger only together with the cell test), columns
+    # separated by an x-gap of at least `table_min_column_gap_em` body em crossed by at most
+    # `table_max_straddle_share` of the rows. Prose is rejected by words per cell: a cell of more
+    # than `table_max_cell_words` words ends the table, and the mean over the table must stay at
+    # most `table_max_mean_cell_words` (paper and report tables: 1-3; prose lines: 8-15).
+    table_min_aligned_rows: int = 3
+    table_row_gap_em: float = 1.5
+    table_min_column_gap_em: float = 0.8
+    table_max_straddle_share: float = 0.25
+    table_max_cell_words: int = 10
+    table_max_mean_cell_words: float = 4.0
+    # At most this many single-cell rows in a row inside a borderless table (section labels,
+    # wrapped cell lines); more end it.
+    table_max_single_rows: int = 2
+    # A line crossing a column boundary of a borderless table is cut there when the word gap holding
+    # the boundary is at least this many body em (header rows set with ~1 em gaps; a spanning
+    # cell's own word spaces are ~0.25 em).
+    table_cell_split_gap_em: float = 0.5
+    # A borderless grid filling fewer than this fraction of its row x column slots cannot be
+    # aligned: it falls back to a description plus its text (corpus tables fill 0.6-1.0).
+    table_min_density: float = 0.5
+    # Pictures and stroked curves covering more than this fraction of a borderless candidate's box
+    # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
+    # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
+    table_max_picture_share: float = 0.2
+    # A stroked, unfilled path counts as a curve (plot lines, axes) when its short side is at least
+    # this fraction of its long one; thinner paths are rules and brackets (historical default).
+    table_curve_min_aspect_fraction: float = 0.1
+    # Aligned text with at least `table_math_min_delimiter_pieces` pieces of large brackets, or with
+    # more than `table_max_math_cell_share` of its non-empty cells holding math symbols (figures
+    # aside), is a display formula, not a borderless table. Calibrated on the corpus: GeoTopo's
+    # matrices and case splits have 2+ pieces or a share of 0.5-1.0; its symbol list (a real table
+    # of symbols and their meaning) 0.27-0.41; data tables of the papers under 0.25.
+    table_math_min_delimiter_pieces: int = 2
+    table_max_math_cell_share: float = 0.6
+
+    # ---- kinds (kinds.py): headings and title
+    # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).
+    heading_size_ratio: float = 1.15
     # Larger-font blocks longer than this many characters are text set large, not headings.
     heading_max_chars: int = 250
     # Bold, standalone blocks up to this many characters may be headings.
     bold_heading_max_chars: int = 120
     # The title is the largest heading on page 1 starting above this fraction of the page height.
     title_max_top_fraction: float = 0.4
-    # Chars rotated more than this many degrees off the horizontal whose run's baseline is also
-    # rotated form a rotated line (diagonal: watermark; ~90 deg: margin note such as arXiv stamps).
-    rotated_min_angle_deg: float = 8.0
-    # A rotated run needs at least this many chars to be a line of its own.
-    rotated_min_chars: int = 3
-    # A page is read in the frame where its text is upright (the displayed page turned by a multiple
-    # of 90 degrees) when more than this fraction of its non-space chars run along one sideways or
-    # upside-down axis there, and it has at least `page_turn_min_chars` of them (half a line: fewer
-    # sideways labels decide nothing). Corpus pages with sideways text (arXiv and Federal Register
-    # margin stamps, rotated table headers) have at most 24% of it; a turned landscape page, ~100%.
-    page_turn_min_fraction: float = 0.5
-    page_turn_min_chars: int = 50
-    # Large light-grey text: size >= this factor of the body size and grey lightness within
-    # [watermark_min_lightness, watermark_max_lightness] (0 black, 1 white; white is excluded as it
-    # is usually text on a dark banner); calibrated on reportlab/Word "DRAFT" stamps at 0.75-0.9.
-    watermark_min_size_ratio: float = 2.0
-    watermark_min_lightness: float = 0.6
-    watermark_max_lightness: float = 0.97
-    # Overprinted duplicate chars (fake bold) closer than this many em are dropped.
-    duplicate_char_em: float = 0.1
+
+    # ---- footnotes (footnotes.py)
+    # Footnotes: blocks centred below this fraction of the page height, in a font at most
+    # `footnote_size_ratio` of the body size; calibrated on LaTeX (8 pt vs 10 pt) and Word footnotes.
+    footnote_min_top_fraction: float = 0.5
+    footnote_size_ratio: float = 0.92
+
+    # ---- regions (regions.py): call-out panels, sidebars, margin notes
     # Call-out panels: a filled or stroked box drawn in the file whose text is set apart from the
     # prose. Narrower than this many body em it is a bullet, swatch or icon, not a panel.
     panel_min_width_em: float = 6.0
@@ -134,6 +281,8 @@ class PdfSettings:
     margin_note_min_gap_em: float = 1.0
     margin_note_max_width_fraction: float = 0.3
     margin_note_max_lines: int = 6
+
+    # ---- pull quotes (pullquotes.py)
     # Pull quotes: display text set at least this factor above the body's modal size, of at least
     # `pull_quote_min_tokens` words, that repeats body text of its own page or the
     # `pull_quote_page_window` pages around it. Magazine pull quotes run 1.4-2.5x body size; an
@@ -151,58 +300,8 @@ class PdfSettings:
     # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
     # cross-references; sentence-case quotes, German nouns included, stay well under 0.6).
     pull_quote_max_title_case_share: float = 0.6
-    # A painted path no thicker than this many points in one direction is a rule (table and footnote
-    # rules, underlines), not a box; LaTeX \hrule and booktabs rules are 0.4-0.8 pt, Word borders
-    # 0.5-1.5 pt, while shaded boxes and cells are several points high.
-    rule_max_thickness_pt: float = 2.0
-    # Tables. Ruled: the page's rules and box edges are snapped together within
-    # `table_snap_tolerance_pt`, joined across gaps up to `table_join_tolerance_pt`, and cross within
-    # `table_intersection_tolerance_pt` (pdfplumber's defaults, 3 pt, suit Word, LaTeX and report
-    # tables of the corpus); edges shorter than `table_edge_min_length_pt` are dropped. A ruled grid
-    # needs `table_min_rows` x `table_min_cols` cells and must hold at least
-    # `table_ruled_min_cell_share` of the chars inside its frame (coloured cell backgrounds that cover
-    # part of a table do not make a grid of it: discoverworld table 4).
-    table_snap_tolerance_pt: float = 3.0
-    table_join_tolerance_pt: float = 3.0
-    table_intersection_tolerance_pt: float = 3.0
-    table_edge_min_length_pt: float = 3.0
-    table_min_rows: int = 2
-    table_min_cols: int = 2
-    table_ruled_min_cell_share: float = 0.9
-    # Borderless tables: at least `table_min_aligned_rows` rows of two or more cells (lines split at
-    # aligned gaps), consecutive rows at most `table_row_gap_em` body em apart (report and paper
-    # tables: 0.2-1.2 em; paragraph breaks of prose are larger only together with the cell test),
-    # columns separated by an x-gap of at least `table_min_column_gap_em` body em crossed by at most
-    # `table_max_straddle_share` of the rows. Prose is rejected by words per cell: a cell of more
-    # than `table_max_cell_words` words ends the table, and the mean over the table must stay at
-    # most `table_max_mean_cell_words` (paper and report tables: 1-3; prose lines: 8-15).
-    table_min_aligned_rows: int = 3
-    table_row_gap_em: float = 1.5
-    table_min_column_gap_em: float = 0.8
-    table_max_straddle_share: float = 0.25
-    table_max_cell_words: int = 10
-    table_max_mean_cell_words: float = 4.0
-    # At most this many single-cell rows in a row inside a borderless table (section labels,
-    # wrapped cell lines); more end it.
-    table_max_single_rows: int = 2
-    # A line crossing a column boundary of a borderless table is cut there when the word gap holding
-    # the boundary is at least this many body em (header rows set with ~1 em gaps; a spanning
-    # cell's own word spaces are ~0.25 em).
-    table_cell_split_gap_em: float = 0.5
-    # A borderless grid filling fewer than this fraction of its row x column slots cannot be
-    # aligned: it falls back to a description plus its text (corpus tables fill 0.6-1.0).
-    table_min_density: float = 0.5
-    # Pictures and stroked curves covering more than this fraction of a borderless candidate's box
-    # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
-    # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
-    table_max_picture_share: float = 0.2
-    # Aligned text with at least `table_math_min_delimiter_pieces` pieces of large brackets, or with
-    # more than `table_max_math_cell_share` of its non-empty cells holding math symbols (figures
-    # aside), is a display formula, not a borderless table. Calibrated on the corpus: GeoTopo's
-    # matrices and case splits have 2+ pieces or a share of 0.5-1.0; its symbol list (a real table
-    # of symbols and their meaning) 0.27-0.41; data tables of the papers under 0.25.
-    table_math_min_delimiter_pieces: int = 2
-    table_max_math_cell_share: float = 0.6
+
+    # ---- captions (captions.py)
     # Captions link to the table or figure whose box lies within this many body em above or below
     # them (LaTeX and Word put captions 0.5-2 em from their float).
     caption_max_gap_em: float = 4.0

@@ -125,7 +125,7 @@ def _column_bounds(run: list[Row], body: float, s: PdfSettings) -> list[float]:
     multi = [r for r in run if len(r.cells) >= 2]
     left = min(c.x0 for r in run for c in r.cells)
     right = max(c.x1 for r in run for c in r.cells)
-    nbins = int(math.ceil(right - left)) + 1
+    nbins = int(math.ceil(right - left)) + 1  # one-point bins: the scan's resolution, no threshold
     diff = [0] * (nbins + 2)
     for r in multi:
         for c in r.cells:
@@ -228,15 +228,16 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> Tabl
 def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) -> bool:
     """Whether the table's box holds a drawing, so its text labels a plot or diagram: pictures and
     stroked, unfilled two-dimensional paths (curves, axes; not rules nor shading, whose short side
-    is under a tenth of the long one or which are filled) covering more than
+    is under `table_curve_min_aspect_fraction` of the long one or which are filled) covering more than
     `table_max_picture_share` of it."""
-    area = max((table.x1 - table.x0) * (table.bottom - table.top), 1.0)
+    area = max((table.x1 - table.x0) * (table.bottom - table.top), 1.0)  # 1 square point: a guard for empty boxes
     drawn = 0.0
     for g in graphics:
         if not (table.x0 <= (g.x0 + g.x1) / 2 <= table.x1 and table.top <= (g.top + g.bottom) / 2 <= table.bottom):
             continue
         w, h = g.x1 - g.x0, g.bottom - g.top
-        curve = g.kind == "path" and visible(g.stroke) and not visible(g.fill) and min(w, h) >= 0.1 * max(w, h)
+        flat = min(w, h) < s.table_curve_min_aspect_fraction * max(w, h)
+        curve = g.kind == "path" and visible(g.stroke) and not visible(g.fill) and not flat
         if curve or g.kind == "image":
             drawn += w * h
     return drawn > s.table_max_picture_share * area

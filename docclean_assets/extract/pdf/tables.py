@@ -89,10 +89,11 @@ def _cell_text(chars: list[Char], s: PdfSettings) -> tuple[str, list[Line]]:
     return join_lines([ln.text for ln in lines]), lines
 
 
-def _side_by_side(lines: list[Line]) -> bool:
+def _side_by_side(lines: list[Line], s: PdfSettings) -> bool:
     """Whether two lines of one cell share a text row: the cell hides an unruled column boundary
     (shaded cells that rule only part of a table leave such holes)."""
-    return any(min(a.bottom, b.bottom) - max(a.top, b.top) > 0.5 * min(a.bottom - a.top, b.bottom - b.top)
+    share = s.table_side_by_side_min_overlap_fraction
+    return any(min(a.bottom, b.bottom) - max(a.top, b.top) > share * min(a.bottom - a.top, b.bottom - b.top)
                for i, a in enumerate(lines) for b in lines[i + 1:])
 
 
@@ -134,12 +135,12 @@ def cells_to_grid(boxes: list[Box], chars: list[Char], s: PdfSettings) -> tuple[
     cells, lines, held = [], [], []
     for (r, c, rs, cs), mem in zip(spans, members, strict=True):
         text, cell_lines = _cell_text(sorted(mem, key=lambda ch: ch.seq), s) if mem else ("", [])
-        if _side_by_side(cell_lines):
+        if _side_by_side(cell_lines, s):
             return None
         cells.append(Cell(r, c, rs, cs, text))
         lines += cell_lines
         held += mem
-    if sum(1 for c in cells if c.text) < 2:  # one box of text is a panel, not a table
+    if sum(1 for c in cells if c.text) < s.table_ruled_min_filled_cells:  # one box of text is a panel
         return None
     return Grid(cells, nrows, ncols, frame, "ruled"), lines, held
 

@@ -113,7 +113,7 @@ def split_chars(chars: list[Char], body_size: float, settings: PdfSettings) -> C
             first, last = line[0], line[-1]
             dx, dy = last.ox - first.ox, last.oy - first.oy
             baseline = math.degrees(math.atan2(dy, dx)) if (dx or dy) else 0.0
-            along = math.hypot(dx, dy) > 0.5 * first.size
+            along = math.hypot(dx, dy) > settings.rotated_min_run_em * first.size
             if (
                 len(line) >= settings.rotated_min_chars
                 and along
@@ -128,7 +128,7 @@ def split_chars(chars: list[Char], body_size: float, settings: PdfSettings) -> C
     min_light_size = settings.watermark_min_size_ratio * body_size
     for c in chars:
         if _off_horizontal(c.angle) > settings.rotated_min_angle_deg:
-            if run and abs(c.angle - run[-1].angle) > 3.0:
+            if run and abs(c.angle - run[-1].angle) > settings.rotated_run_max_step_deg:
                 close_run()
             run.append(c)
             continue
