@@ -65,6 +65,12 @@ class BoilerplateSettings:
     # starts in the band continues at one line's distance.
     short_doc_min_gap_lines: float = 1.5
     short_doc_max_size_ratio: float = 1.05
+    # A body line's height from baseline to baseline, in em of the body size: the unit of
+    # `short_doc_min_gap_lines` (single-spaced body text is set at ~1.2 em; historical default).
+    body_line_height_em: float = 1.2
+    # A band block taller than this many em of its own font size holds more than one line, and is
+    # no page furniture (one line's box is ~1.0-1.2 em, two lines' ~2.2 em; historical default).
+    single_line_max_height_em: float = 1.6
 
     def __post_init__(self) -> None:
         check_section(self)

@@ -51,6 +51,17 @@ class HtmlSettings:
     # A table cell holding block elements and more than this many characters makes the table a
     # layout table (segmented as ordinary content, not as one Markdown block); data cells are short.
     layout_cell_chars: int = 300
+    # A cell's colspan repeats it as at most this many cells (a hostile colspan="100000" would
+    # widen every row of the Markdown table); corpus tables span at most a handful of columns
+    # (historical default).
+    table_max_colspan: int = 50
+    # A decoded page with more than this fraction of U+FFFD / NUL characters was never text, and is
+    # refused (historical default; real pages in a wrong charset stay far below it).
+    undecodable_max_fraction: Fraction = 0.3
+    # JSON-LD objects are looked for at most this many levels deep in a script (articleBody and
+    # Comment nodes sit 1-4 levels down in the corpus pages; deeper nesting is refused JSON or noise;
+    # historical default).
+    jsonld_max_depth: int = 12
     # Text under nav/footer/aside, chrome roles, chrome class words (cookie, breadcrumb, share...) or
     # hidden elements is removed from the body even when the extractor kept it, unless such regions
     # hold at least this fraction of the kept characters (a wrapper marked "menu"/"sidebar" holding

@@ -39,11 +39,20 @@ class OcrSettings:
     # ...but never past this many pixels: a 5000 x 300 banner strip would grow to 10 MP and take
     # seconds to read (tesseract's time grows with the pixel count; corpus decks, 2026-12).
     upscale_max_pixels: int = 3_000_000
+    # Resolution assumed for an embedded office image without a plausible one of its own (tesseract
+    # uses it to size its character models): Office pastes screenshots at 96 dpi; a stated resolution
+    # counts only within [office_min_dpi, office_max_dpi] (screen 72 dpi to scanner 600 dpi).
+    office_default_dpi: int = 96
+    office_min_dpi: float = 72.0
+    office_max_dpi: float = 600.0
     # A picture is a photo, and skipped, when less than this fraction of a greyscale thumbnail lies
     # within `background_tolerance` grey levels (0-255) of its most common level: screenshots,
     # scanned text and charts have a plain background over >= half their area, photos do not.
     picture_min_background_fraction: Fraction = 0.35
     background_tolerance: int = 24
+    # The photo test looks at a thumbnail of about this many pixels on its longer side (every n-th
+    # pixel, not an average); enough to see a plain background, cheap on a 20 MP photo (historical default).
+    background_sample_px: int = 128
     # At most this many pictures per document are OCR'd (in page order, largest first on a page);
     # the rest are skipped (flag ocr_picture_budget). Bounds `ocr: auto` on picture-heavy decks and reports.
     max_pictures_per_doc: int = 30
@@ -72,5 +81,7 @@ class OcrSettings:
         check_section(self)
         if self.page_dpi < 72 or self.picture_dpi < 72 or self.upscale_max_factor < 1:
             raise ValueError("OcrSettings dpi must be >= 72 and upscale_max_factor >= 1")
+        if self.background_sample_px < 1 or self.office_min_dpi > self.office_max_dpi:
+            raise ValueError("OcrSettings.background_sample_px must be >= 1 and office_min_dpi <= office_max_dpi")
         if not self.tesseract_cmd or not self.language:
             raise ValueError("OcrSettings.tesseract_cmd and language must be set")

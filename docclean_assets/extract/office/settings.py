@@ -29,6 +29,18 @@ class OfficeSettings:
     # Shapes whose tops differ by at most this many points start on the same row (read left to right);
     # about half a line of 18-24 pt slide body text.
     gutter_row_tolerance_pt: float = 10.0
+    # Inside a low-coverage x-band, the gutter proper is the widest stretch within this fraction of the
+    # region's height above the band's emptiest point (ragged or wide boxes of one column reach into
+    # it); the PDF path's value (extract/layout.py), historical default.
+    gutter_floor_slack: Fraction = 0.05
+    # Columns are looked for inside columns at most this many levels deep, then a region is read by
+    # rows; guards the recursion against pathological shape stacks (historical default; corpus decks
+    # nest at most 2 levels).
+    columns_max_depth: int = 8
+    # Shapes may lie off the slide by this fraction of its width (height) on each side before their box
+    # is clamped (flag geometry_clamped); corpus shapes overhang the slide by at most 11%, a shape at
+    # x = 2e13 EMU (schema-valid) by 2.7 million slide widths.
+    off_slide_margin: float = 1.0
 
     def __post_init__(self) -> None:
         check_section(self)
