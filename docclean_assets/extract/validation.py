@@ -62,7 +62,8 @@ def type_error(value: object, hint: Any) -> str | None:
     if typing.get_origin(hint) is Annotated:
         return type_error(value, hint.__origin__)
     if hint in (int, float):
-        return None if _is_number(value, hint) else f"expected {'an integer' if hint is int else 'a number'}, got {_shown(value)}"
+        wanted = "an integer" if hint is int else "a number"
+        return None if _is_number(value, hint) else f"expected {wanted}, got {_shown(value)}"
     if hint in (str, bool):
         return None if type(value) is hint else f"expected {hint.__name__}, got {_shown(value)}"
     origin, args = typing.get_origin(hint), typing.get_args(hint)

@@ -3,7 +3,8 @@ included), read within the schema's ranges and kept inside a frame around the sl
 
 A shape may be placed anywhere a coordinate can say (2e13 EMU is schema-valid) and a group may scale
 its children by any factor: every box is clamped to the slide widened by
-OfficeSettings.off_slide_margin before anything is laid out (flag geometry_clamped), so no layout ever sees a box miles off the slide.
+OfficeSettings.off_slide_margin before anything is laid out (flag geometry_clamped), so no layout
+ever sees a box miles off the slide.
 """
 from __future__ import annotations
 
