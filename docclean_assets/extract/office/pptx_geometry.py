@@ -17,7 +17,7 @@ from docclean_assets.extract.model import BBox, DocReport
 from docclean_assets.extract.office.common import A_NS, finite_clamp, xml_float
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
-EMU_PER_POINT = 12700
+EMU_PER_POINT = 12700  # spec value: English Metric Units per point (ECMA-376, 914,400 EMU per inch)
 # DrawingML coordinates (ST_Coordinate, EMU); extents are ST_PositiveCoordinate (0 to the maximum).
 EMU_MIN, EMU_MAX = -27_273_042_329_600, 27_273_042_316_900
 # Slide sizes (ST_SlideSizeCoordinate, EMU), and the default 10 x 7.5 inch slide without a p:sldSz.
