@@ -13,9 +13,6 @@ from docclean_assets.extract.settings import BoilerplateSettings
 _DIGITS = re.compile(r"\d+")
 _ROMAN_PAGE = re.compile(r"^[ivxlcdm]+$")
 # A pattern that is nothing but a page counter: "#", "- # -", "page # of #", "# / #", "p. #".
-# A body line is about 1.2 em from baseline to baseline; a single line's box is under 1.6 em tall.
-LINE_HEIGHT_EM = 1.2
-SINGLE_LINE_EM = 1.6
 # Possessive spaces: two space runs around an optional bracket must not trade characters (quadratic
 # on a long run of spaces); a bracket is never a space, so the matches are the same.
 _PAGE_NUMBER = re.compile(r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*+[-–—(\[]?\s*+#\s*+[-–—)\]]?(?:\s*+(?:of|/|von|de)\s*+#)?$")
@@ -118,14 +115,14 @@ def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: Boilerplate
     body = _body_size(blocks)
     if body is None:
         return []
-    gap = s.short_doc_min_gap_lines * LINE_HEIGHT_EM * body
+    gap = s.short_doc_min_gap_lines * s.body_line_height_em * body
     cands = []
     for b in blocks:
         band = band_of(b, s.band_fraction) if b.in_body and b.kind != Kind.TITLE else None
         size = b.get_meta("font_size")
         if band is None or size is None or len(b.text) > s.max_chars:
             continue
-        if float(size) > s.short_doc_max_size_ratio * body or b.bbox.height > SINGLE_LINE_EM * float(size):
+        if float(size) > s.short_doc_max_size_ratio * body or b.bbox.height > s.single_line_max_height_em * float(size):
             continue
         cands.append((b, band))
     chosen = {id(b) for b, _band in cands}

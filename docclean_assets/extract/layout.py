@@ -15,9 +15,13 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol, TypeVar
 
-# Inside a low-coverage band, the gutter proper is the widest stretch within this fraction of the
-# region's height above the band's emptiest bin (ragged or wide boxes of one column reach into it).
+# Defaults for callers without settings of their own (the PDF path passes none yet; PPTX passes
+# OfficeSettings.gutter_floor_slack and columns_max_depth). Inside a low-coverage band, the gutter
+# proper is the widest stretch within this fraction of the region's height above the band's emptiest
+# bin (ragged or wide boxes of one column reach into it); columns are looked for inside columns at
+# most this many levels deep. Both are the historical values.
 FLOOR_SLACK = 0.05
+MAX_DEPTH = 8
 
 
 class Boxed(Protocol):
@@ -106,10 +110,13 @@ def _finite(b: Boxed) -> bool:
     return all(math.isfinite(v) for v in (b.x0, b.x1, b.top, b.bottom))
 
 
-def boxes_to_gutters(boxes: Sequence[Boxed], max_cover: float, min_width: float) -> list[Gutter]:
+def boxes_to_gutters(
+    boxes: Sequence[Boxed], max_cover: float, min_width: float, floor_slack: float = FLOOR_SLACK,
+) -> list[Gutter]:
     """Candidate gutters of a region, left to right: interior x-bands covered by at most
-    `max_cover` of the densest x-position's stacked height and at least `min_width` wide. Boxes
-    with a coordinate that is not a finite number are left out."""
+    `max_cover` of the densest x-position's stacked height and at least `min_width` wide (the part
+    of the band within `floor_slack` of the height above its emptiest bin). Boxes with a coordinate
+    that is not a finite number are left out."""
     boxes = [b for b in boxes if _finite(b)]
     if not boxes:
         return []
@@ -129,7 +136,7 @@ def boxes_to_gutters(boxes: Sequence[Boxed], max_cover: float, min_width: float)
     out: list[Gutter] = []
     for i, j in _low_runs(cov, 0, nbins, limit):
         if i > 0 and j < nbins:
-            floor = min(v for _, _, v in cov.runs(i, j)) + FLOOR_SLACK * height
+            floor = min(v for _, _, v in cov.runs(i, j)) + floor_slack * height
             a, b = max(_low_runs(cov, i, j, floor), key=lambda r: r[1] - r[0])  # the first widest
             if b - a >= min_width:
                 out.append(Gutter(left + a, left + b, max(v for _, _, v in cov.runs(a, b)) / peak))
@@ -237,7 +244,7 @@ def _y_bands(boxes: list[T], overlap_ratio: float) -> list[list[T]]:
 
 def boxes_to_reading_order(
     boxes: Sequence[T], max_cover: float, min_width: float, row_tol: float, band_overlap: float,
-    max_depth: int = 8,
+    max_depth: int = MAX_DEPTH, floor_slack: float = FLOOR_SLACK,
 ) -> tuple[list[T], int]:
     """Boxes in column-aware reading order from geometry alone, and the most columns found side by
     side. Gutters split a region into columns (recursively: a column may hold columns of its own);
@@ -251,7 +258,7 @@ def boxes_to_reading_order(
         nonlocal most
         if len(group) <= 1 or depth >= max_depth:
             return rows_then_x(group, same_row)
-        gutters = boxes_to_gutters(group, max_cover, min_width)
+        gutters = boxes_to_gutters(group, max_cover, min_width, floor_slack)
         while gutters:
             placement = boxes_to_columns(group, gutters)
             if not placement.unresolved:

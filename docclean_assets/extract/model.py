@@ -130,12 +130,18 @@ def renumber(blocks: list[Block]) -> list[Block]:
 
 @dataclass(slots=True)
 class DocReport:
-    """Diagnostics of one document: the chances of silent loss, counted."""
+    """Diagnostics of one document: the chances of silent loss, counted.
+
+    These fields are the report's one list: extract/schema.py derives its table columns from them (in
+    this order; int -> int32 unless the field's metadata names another Arrow type, float -> float64,
+    str -> string, list[str] -> list<string>), so a counter added here is a column everywhere.
+    """
 
     format: str = ""
     method: str = ""  # how the body was obtained: jsonld | rules | trafilatura | whole_page | text_layer | ooxml
     pages: int = 0
-    raw_chars: int = 0  # non-whitespace characters (count_chars) of the whole text layer, before any removal
+    # non-whitespace characters (count_chars) of the whole text layer, before any removal (64-bit, as kept_chars)
+    raw_chars: int = field(default=0, metadata={"arrow": "int64"})
     columns: int = 0  # the largest number of text columns detected on any page
     footnotes: int = 0
     unresolved_regions: int = 0  # regions whose role could not be decided (kept, but unsure)
@@ -148,11 +154,11 @@ class DocReport:
     callouts: int = 0  # call-out panels, sidebars and text boxes, kept apart from the prose
     pull_quotes: int = 0  # display text repeating the body, kept out of it
     margin_notes: int = 0  # short notes beside the text (clause numbers, stamps), linked, not spliced
-    flags: list[str] = field(default_factory=list)
     tables: int = 0  # table blocks (Markdown tables and fallbacks)
     tables_fallback: int = 0  # tables whose columns could not be aligned: a description plus their text
     # ---- HTML reader comments (issue 7)
     reader_comments: int = 0  # comments under a web page, kept as kind='comment' blocks (not body)
+    flags: list[str] = field(default_factory=list)  # names of what the document showed (broken_part, value_clamped ...)
     # OCR (issue 9): pages rendered and OCR'd, pictures whose text was read, pictures OCR'd without
     # any confident text, and the mean word confidence (0-100) of the OCR text kept; 0 without OCR.
     ocr_pages: int = 0

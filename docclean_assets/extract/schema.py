@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 
 import pyarrow as pa
 
@@ -58,31 +59,31 @@ RAW_FILES_SCHEMA = pa.schema(
     ]
 )
 
-# The per-document counts of the chances of silent loss, and its flags (quality_report and parsed_documents).
-LOSS_FIELDS = [
-    *(pa.field(name, pa.int32()) for name in ("footnotes", "unresolved_regions", "deletions", "insertions", "moves",
-                                               "comment_refs", "embedded_objects", "picture_shapes", "callouts",
-                                               "pull_quotes", "margin_notes", "tables", "tables_fallback")),
-    pa.field("reader_comments", pa.int32()),  # HTML reader comments kept as kind='comment' (issue 7)
-    pa.field("flags", pa.list_(pa.string())),
-    # OCR (issue 9): pages and pictures OCR'd, pictures without confident text, mean word confidence.
-    *(pa.field(name, pa.int32()) for name in ("ocr_pages", "ocr_pictures", "ocr_pictures_empty")),
-    pa.field("ocr_confidence", pa.float64()),
-    pa.field("broken_parts", pa.int32()),  # package parts that could not be read (each costs itself only)
-    pa.field("part_errors", pa.list_(pa.string())),  # '<part>: <why>' for each of them
-]
+# The report's columns, derived from DocReport's fields (its one list) in their order: int -> int32 unless
+# the field's metadata names another Arrow type ("arrow": "int64"), float -> float64, str -> string,
+# list[str] -> list<string>.
+_ARROW_TYPES = {"int": pa.int32(), "float": pa.float64(), "str": pa.string(), "list[str]": pa.list_(pa.string())}
+REPORT_COLUMNS = {
+    f.name: pa.field(f.name, getattr(pa, f.metadata["arrow"])() if "arrow" in f.metadata else _ARROW_TYPES[f.type])
+    for f in dataclass_fields(DocReport)
+}
+# What a document is (format, in DOC_FIELDS, and method, pages, raw_chars, columns), placed by each table
+# itself; every other report field is a count of the chances of silent loss, or its flags (quality_report
+# and parsed_documents), in DocReport's order.
+_REPORT_HEAD = ("format", "method", "pages", "raw_chars", "columns")
+LOSS_FIELDS = [column for name, column in REPORT_COLUMNS.items() if name not in _REPORT_HEAD]
 
 QUALITY_SCHEMA = pa.schema(
     DOC_FIELDS
     + [
         pa.field("status", pa.string(), nullable=False),  # 'ok' | 'failed'
         pa.field("error", pa.string()),
-        pa.field("method", pa.string()),  # which extraction path produced the body
-        pa.field("pages", pa.int32()),
-        pa.field("raw_chars", pa.int64()),
+        REPORT_COLUMNS["method"],  # which extraction path produced the body
+        REPORT_COLUMNS["pages"],
+        REPORT_COLUMNS["raw_chars"],
         pa.field("kept_chars", pa.int64()),
         pa.field("retention_ratio", pa.float64()),
-        pa.field("columns", pa.int32()),
+        REPORT_COLUMNS["columns"],
         pa.field("boilerplate_removed", pa.int32()),
     ]
     + LOSS_FIELDS
@@ -98,12 +99,12 @@ DOCS_SCHEMA = pa.schema(
     + [
         pa.field("status", pa.string(), nullable=False),
         pa.field("error", pa.string()),
-        pa.field("method", pa.string()),
+        REPORT_COLUMNS["method"],
         pa.field("parser_version", pa.string()),
         pa.field("parse_seconds", pa.float64()),
-        pa.field("pages", pa.int32()),
-        pa.field("raw_chars", pa.int64()),
-        pa.field("columns", pa.int32()),
+        REPORT_COLUMNS["pages"],
+        REPORT_COLUMNS["raw_chars"],
+        REPORT_COLUMNS["columns"],
     ]
     + LOSS_FIELDS
 )
@@ -122,12 +123,6 @@ BOILERPLATE_SCHEMA = pa.schema(
         pa.field("drop_reason", pa.string(), nullable=False),
     ]
 )
-
-_REPORT_COUNTS = ("pages", "raw_chars", "columns", "footnotes", "unresolved_regions", "deletions",
-                  "insertions", "moves", "comment_refs", "embedded_objects", "picture_shapes", "callouts",
-                  "pull_quotes", "margin_notes", "tables", "tables_fallback", "reader_comments",
-                  "ocr_pages", "ocr_pictures", "ocr_pictures_empty", "ocr_confidence", "broken_parts")
-
 
 @dataclass(frozen=True, slots=True)
 class DocRef:
@@ -306,15 +301,15 @@ def table_to_blocks(table: pa.Table) -> Iterator[tuple[DocRef, Block]]:
         yield DocRef(row["source"], row["doc_id"], row["path"], row["format"]), row_to_block(row)
 
 
-_REPORT_FIELDS = (*_REPORT_COUNTS, "flags", "part_errors", "method")
+# The columns a backend's report fills: all of DocReport but its format (which the document's row carries).
+_REPORT_FIELDS = tuple(name for name in REPORT_COLUMNS if name != "format")
 _REPORT_SCHEMA = pa.schema([DOCS_SCHEMA.field(n) for n in _REPORT_FIELDS])
 
 
 def report_fields(report: DocReport) -> dict:
     """The DOCS_SCHEMA columns a backend's report fills, fitted to their types; a value that had to
     be clamped flags the document `value_clamped`."""
-    raw = {name: getattr(report, name) for name in _REPORT_FIELDS}
-    raw["flags"], raw["part_errors"] = list(report.flags), list(report.part_errors)
+    raw = {name: _copied(getattr(report, name)) for name in _REPORT_FIELDS}
     row, changed = fit_row(raw, _REPORT_SCHEMA)
     if changed and CLAMPED_FLAG not in row["flags"]:
         row["flags"].append(CLAMPED_FLAG)
@@ -326,19 +321,22 @@ def report_to_row(ref: DocRef, report: DocReport | dict | None, *, status: str, 
     """One DOCS_SCHEMA row; `report` is a backend's report or its fields as `report_fields` made them."""
     row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format,
            "status": status, "error": error, "parser_version": parser_version,
-           "parse_seconds": round(parse_seconds, 4), **dict.fromkeys(_REPORT_FIELDS), "flags": [], "part_errors": []}
+           "parse_seconds": round(parse_seconds, 4),
+           **{name: [] if pa.types.is_list(REPORT_COLUMNS[name].type) else None for name in _REPORT_FIELDS}}
     if report is not None:
         row.update(report if isinstance(report, dict) else report_fields(report))
     return fit_row(row, DOCS_SCHEMA)[0]
 
 
 def row_to_report(row: dict) -> DocReport:
-    """The DocReport a DOCS_SCHEMA row holds."""
-    report = DocReport(format=row.get("format") or "", method=row.get("method") or "",
-                       flags=list(row.get("flags") or []), part_errors=list(row.get("part_errors") or []))
-    for name in _REPORT_COUNTS:
-        setattr(report, name, row.get(name) or 0)
-    return report
+    """The DocReport a DOCS_SCHEMA row holds; a NULL column reads as the field's default."""
+    values = {name: row.get(name) for name in REPORT_COLUMNS}
+    return DocReport(**{name: _copied(v) for name, v in values.items() if v is not None})
+
+
+def _copied(value: object) -> object:
+    """A list value as a new list (report and row never share one), anything else as it is."""
+    return list(value) if isinstance(value, list) else value
 
 
 def empty(schema: pa.Schema) -> pa.Table:

@@ -14,7 +14,7 @@ from docclean_assets.extract.html.settings import HtmlSettings
 from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.pdf.settings import PdfSettings
-from docclean_assets.extract.validation import check_fraction, check_positive
+from docclean_assets.extract.validation import Fraction, SettingError, check_section
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class NormalizeSettings:
     keep_hyphen_margin_zipf: float = 0.0
 
     def __post_init__(self) -> None:
-        check_positive(self)
+        check_section(self)
         if not self.languages or not all(isinstance(x, str) and x for x in self.languages):
             raise ValueError("NormalizeSettings.languages must name at least one language")
 
@@ -41,16 +41,16 @@ class BoilerplateSettings:
 
     # Height of the top and bottom bands where running heads and feet live, as a fraction of the
     # page height; calibrated on journal and report layouts (heads sit in the top ~8%).
-    band_fraction: float = 0.1
+    band_fraction: Fraction = 0.1
     # A document needs at least this many pages before page-repetition removes anything, so a
     # two-page memo does not lose its letterhead as "repeated".
     min_pages: int = 3
     # A normalised line is repeated chrome when it occurs on at least this fraction of the pages
     # (0.5 also catches alternating even/odd heads, which each cover half the pages).
-    min_page_fraction: float = 0.45
+    min_page_fraction: Fraction = 0.45
     # A block is site template when it occurs in at least this fraction of a source's documents
     # and in at least `min_docs` of them.
-    min_doc_fraction: float = 0.5
+    min_doc_fraction: Fraction = 0.5
     min_docs: int = 3
     # Longer texts are never template: a repeated 300-character paragraph is a quotation.
     max_chars: int = 200
@@ -65,10 +65,15 @@ class BoilerplateSettings:
     # starts in the band continues at one line's distance.
     short_doc_min_gap_lines: float = 1.5
     short_doc_max_size_ratio: float = 1.05
+    # A body line's height from baseline to baseline, in em of the body size: the unit of
+    # `short_doc_min_gap_lines` (single-spaced body text is set at ~1.2 em; historical default).
+    body_line_height_em: float = 1.2
+    # A band block taller than this many em of its own font size holds more than one line, and is
+    # no page furniture (one line's box is ~1.0-1.2 em, two lines' ~2.2 em; historical default).
+    single_line_max_height_em: float = 1.6
 
     def __post_init__(self) -> None:
-        check_positive(self)
-        check_fraction(self, "band_fraction", "min_page_fraction", "min_doc_fraction")
+        check_section(self)
         if self.min_pages < 2 or self.min_docs < 2:
             raise ValueError("repetition needs at least two pages or documents")
 
@@ -119,7 +124,7 @@ class LimitSettings:
     html_max_ancestors: int = 50_000_000
 
     def __post_init__(self) -> None:
-        check_positive(self)
+        check_section(self)
         if self.timeout_s <= 0 or self.memory_mb < 256:
             raise ValueError("timeout_s must be > 0 and memory_mb >= 256")
         if self.zip_max_ratio < 1 or self.zip_max_uncompressed_mib < 1 or self.pdf_max_pages < 1:
@@ -147,7 +152,7 @@ class FetchSettings:
     render_script_budget_ms: int = 5000
 
     def __post_init__(self) -> None:
-        check_positive(self)
+        check_section(self)
         if self.timeout_s <= 0 or self.max_bytes <= 0:
             raise ValueError("fetch timeout_s and max_bytes must be > 0")
 
@@ -166,7 +171,7 @@ class QualitySettings:
     min_halfwidth: float = 0.05
 
     def __post_init__(self) -> None:
-        check_positive(self)
+        check_section(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,20 +188,31 @@ class Settings:
     quality: QualitySettings = field(default_factory=QualitySettings)
     ocr: OcrSettings = field(default_factory=OcrSettings)  # OCR of scanned pages and pictures (issue 9)
 
+    def __post_init__(self) -> None:
+        check_section(self)
+
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> Settings:
-        """Settings with the given sections overridden; unknown keys are errors."""
+        """Settings with the given sections overridden; an unknown section or key, a value of the wrong
+        type or out of its range is a ValueError naming it (`settings.pdf.word_gap_em: ...`)."""
         settings = cls()
         for section, values in (data or {}).items():
             if section not in {f.name for f in fields(cls)}:
                 raise ValueError(f"unknown settings section {section!r}")
+            if not isinstance(values, dict):
+                raise ValueError(f"settings.{section}: expected a mapping of keys to values, got {values!r}")
             current = getattr(settings, section)
             known = {f.name for f in fields(current)}
             unknown = set(values) - known
             if unknown:
                 raise ValueError(f"unknown settings key(s) in {section}: {sorted(unknown)}")
             values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-            settings = replace(settings, **{section: replace(current, **values)})
+            try:
+                settings = replace(settings, **{section: replace(current, **values)})
+            except SettingError as exc:
+                raise ValueError(f"settings.{section}.{exc.key}: {exc.reason}") from exc
+            except ValueError as exc:  # a check across fields
+                raise ValueError(f"settings.{section}: {exc}") from exc
         return settings
 
     def to_dict(self) -> dict[str, dict[str, Any]]:

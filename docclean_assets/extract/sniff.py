@@ -12,6 +12,8 @@ EXTENSIONS = {".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".html": "html", 
 
 # How far into the file the HTML sniffer looks for a markup signature, bytes.
 HTML_SNIFF_BYTES = 4096
+# ...and for the PDF header "%PDF-": readers accept it within the first 1024 bytes (junk before it is common).
+PDF_SNIFF_BYTES = 1024
 _HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<meta", b"<title", b"<div", b"<p>", b"<article")
 # Byte-order marks and what they announce; UTF-32 first: its little-endian mark starts with UTF-16's.
 BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
@@ -61,7 +63,7 @@ def format_from_extension(name: str) -> str | None:
 
 def sniff_format(data: bytes) -> str | None:
     """The format the bytes are in, or None when they are none of pdf/docx/pptx/html."""
-    head = data[:1024]
+    head = data[:PDF_SNIFF_BYTES]
     if b"%PDF-" in head:
         return "pdf"
     if data[:4] == b"PK\x03\x04":

@@ -18,13 +18,15 @@ from docclean_assets.extract.isolate import Job, run_jobs
 from docclean_assets.extract.layout import boxes_to_gutters, boxes_to_reading_order
 from docclean_assets.extract.office.common import parse_xml
 from docclean_assets.extract.office.xmlcheck import FIRST_READ_BYTES, READ_BYTES
-from docclean_assets.extract.office.pptx_geometry import OFF_SLIDE_MARGIN
 from docclean_assets.extract.schema import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, block_to_row, report_to_row
+from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets_tests.fixtures.build_docx import CONTRACT_FOOTNOTE, CONTRACT_HEADER, contract_docx
 from docclean_assets_tests.fixtures.build_pptx import deck_pptx
 from docclean_assets_tests.hostile import cases as C
 from docclean_assets_tests.hostile import cases_office as O
+
+OFF_SLIDE_MARGIN = OfficeSettings().off_slide_margin
 
 WORKER = LimitSettings(timeout_s=60, memory_mb=1024, workers=2)
 SLIDE_W, SLIDE_H = 720.0, 540.0  # python-pptx's default 10 x 7.5 inch slide, points

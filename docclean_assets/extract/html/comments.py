@@ -14,6 +14,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from docclean_assets.extract.html.dom import Unit, key
 from docclean_assets.extract.html.jsonld import json_nodes
 from docclean_assets.extract.html.match import SCAN_CHARS_PER_STEP
+from docclean_assets.extract.html.settings import HtmlSettings
 from docclean_assets.extract.model import DocReport
 
 # class/id tokens (whole, whitespace-separated) of the element holding a page's comment thread
@@ -81,7 +82,13 @@ def _is_meta(node: LexborNode) -> bool:
     return bool(words & _META_WORDS) and not any(_CONTENT.match(t) for t in _tokens(node))
 
 
-def _first_line(text: str, limit: int = 120) -> str:
+# A comment's author and shown date are cut to their first line and at most this many characters
+# (a name, a date: longer text there is a whole comment body mistaken for one).
+_AUTHOR_MAX_CHARS = 120
+_DATE_MAX_CHARS = 60
+
+
+def _first_line(text: str, limit: int) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return line[:limit]
 
@@ -102,7 +109,7 @@ def _author(item: LexborNode, items: set[int]) -> str:
         if not _own(n, item, items):
             continue
         name = n.css_first('[itemprop="name"]') if n.attributes.get("itemprop") == "author" else None
-        text = _first_line((name or n).text(separator="\n") or "")
+        text = _first_line((name or n).text(separator="\n") or "", _AUTHOR_MAX_CHARS)
         text = _SAYS.sub("", text) if " " in text else text
         if text:
             return text
@@ -116,7 +123,7 @@ def _date(item: LexborNode, items: set[int]) -> str:
         value = n.attributes.get("datetime") or n.attributes.get("content")
         if value and value.strip():
             return value.strip()
-    return next((v for v in (_first_line(n.text(separator="\n") or "", 60) for n in nodes) if v), "")
+    return next((v for v in (_first_line(n.text(separator="\n") or "", _DATE_MAX_CHARS) for n in nodes) if v), "")
 
 
 def _cid(item: LexborNode) -> str:
@@ -193,11 +200,11 @@ def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, Le
     return ""
 
 
-def jsonld_comments(scripts: list[Any]) -> list[tuple[str, str, str, str]]:
+def jsonld_comments(scripts: list[Any], max_depth: int) -> list[tuple[str, str, str, str]]:
     """(text, author, date, id) of every schema.org Comment node in the page's JSON-LD (parsed
-    scripts, see jsonld.jsonld_scripts)."""
+    scripts, see jsonld.jsonld_scripts), down to `max_depth` levels."""
     out = []
-    for node in json_nodes(scripts):
+    for node in json_nodes(scripts, max_depth):
         t = node.get("@type", "")
         types = {str(v).rsplit("/", 1)[-1].lower() for v in (t if isinstance(t, list) else [t])}
         text = node.get("text") or node.get("commentText")
@@ -213,14 +220,16 @@ def jsonld_comments(scripts: list[Any]) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def units_to_comments(tree: LexborHTMLParser, units: list[Unit], min_chars: int, scripts: list[Any],
-                      max_steps: int, report: DocReport | None = None) -> list[Comment]:
+def units_to_comments(tree: LexborHTMLParser, units: list[Unit], scripts: list[Any], hs: HtmlSettings,
+                      report: DocReport | None = None) -> list[Comment]:
     """The page's comments in document order: from the markup, plus units whose text is a JSON-LD
-    Comment's text (at least `min_chars` letters and digits) where the markup does not say so. The
-    search for those spends at most `max_steps` steps (flag `alignment_budget` when cut short)."""
+    Comment's text (at least `comment_jsonld_min_chars` letters and digits) where the markup does not
+    say so. The search for those spends at most `match_max_steps` steps (flag `alignment_budget` when
+    cut short)."""
     comments = dom_to_comments(tree, units)
     taken = {i for c in comments for i in c.units}
-    found = jsonld_comments(scripts)
+    found = jsonld_comments(scripts, hs.jsonld_max_depth)
+    min_chars, max_steps = hs.comment_jsonld_min_chars, hs.match_max_steps
     if not found:
         return comments
     # every comment's key in one string: keys are letters and digits, so no match spans two comments

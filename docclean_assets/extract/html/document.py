@@ -37,8 +37,6 @@ _SHELL_ROOT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "ma
 _NOSCRIPT_JS = re.compile(r"(enable|activate|turn on)\s+javascript|javascript\s+(is\s+)?(required|disabled|needed)", re.I)
 # Bytes the charset detector reads: enough prose to tell windows-1252 from its neighbours.
 _DETECT_BYTES = 256 * 1024
-# A decoded page with more than this fraction of U+FFFD / NUL characters was never text.
-_UNDECODABLE_FRACTION = 0.3
 
 
 # ---------------------------------------------------------------- decoding
@@ -198,7 +196,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     hs = settings.html
     text, encoding, replaced = decode_html(data)
     bad = text.count("\ufffd") + text.count("\x00")
-    if text and bad > _UNDECODABLE_FRACTION * len(text):
+    if text and bad > hs.undecodable_max_fraction * len(text):
         raise ExtractionError(f"not decodable as HTML text ({bad} of {len(text)} characters invalid in {encoding})")
     text = text.replace("\x00", "")
     report = DocReport(format="html")
@@ -223,7 +221,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     keep_ids = frozenset(n.mem_id for n in keep_nodes or [])
     drop_ids = frozenset(n.mem_id for n in drop_nodes)
 
-    units = segment(tree, keep_ids | drop_ids, hs.layout_cell_chars)
+    units = segment(tree, keep_ids | drop_ids, hs)
     report.raw_chars = sum(count_chars(u.plain) for u in units)
     if _is_shell(tree, report.raw_chars, hs):
         report.flag("client_rendered_shell")
@@ -312,7 +310,7 @@ def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], st
                     report: DocReport) -> list[Comment]:
     """Mark the units of reader comments (status `_COMMENT`); the rest of a comment (author line,
     date, reply link) is boilerplate even where the extractor kept it."""
-    found = units_to_comments(tree, units, hs.comment_jsonld_min_chars, scripts, hs.match_max_steps, report)
+    found = units_to_comments(tree, units, scripts, hs, report)
     comments = [c for c in found if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
     items = {c.node_id for c in comments if c.node_id}
     for i, u in enumerate(units):
@@ -342,7 +340,7 @@ def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: Doc
     """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page;
     one whose markup breaks the page's caps costs that body (report.part_failed)."""
     hs = settings.html
-    candidates = article_bodies(scripts)
+    candidates = article_bodies(scripts, hs.jsonld_max_depth)
     if not candidates:
         return None
     visible = " ".join(u.plain for u in units)
@@ -350,7 +348,7 @@ def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: Doc
     yardstick = len(main_text) if main_text.strip() else len(visible)
     for _type, body in candidates:
         try:
-            paras, _ = body_paragraphs(body, settings.limits)
+            paras, _ = body_paragraphs(body, settings.limits, hs)
         except ExtractionError as exc:
             report.part_failed("json-ld", f"articleBody refused: {exc}")
             continue

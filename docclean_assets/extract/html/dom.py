@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from docclean_assets.extract.html.settings import HtmlSettings
+
 # Elements whose content is never text a reader sees.
 SKIP_TAGS = frozenset(
     {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "embed", "canvas",
@@ -157,8 +159,8 @@ def inline_text(node: LexborNode) -> tuple[str, int]:
     return clean_text("".join(parts)), link
 
 
-def table_rows(table: LexborNode) -> list[list[str]]:
-    """Cell texts row by row (colspan repeated as empty cells), nested tables excluded."""
+def table_rows(table: LexborNode, max_colspan: int) -> list[list[str]]:
+    """Cell texts row by row (colspan, up to `max_colspan`, repeated as empty cells), nested tables excluded."""
     sections: dict[str, list[list[str]]] = {"thead": [], "body": [], "tfoot": []}
     for tr in table.css("tr"):
         # skip rows of nested tables
@@ -177,7 +179,7 @@ def table_rows(table: LexborNode) -> list[list[str]]:
                 span = int(cell.attributes.get("colspan") or 1)
             except ValueError:
                 span = 1
-            row.extend([""] * max(0, min(span, 50) - 1))
+            row.extend([""] * max(0, min(span, max_colspan) - 1))
         if any(row):
             section = tr.parent.tag if tr.parent is not None and tr.parent.tag in ("thead", "tfoot") else "body"
             sections[section].append(row)
@@ -209,9 +211,10 @@ def is_layout_table(table: LexborNode, rows: list[list[str]], layout_cell_chars:
 class Segmenter:
     """Walk the DOM once; `boundaries` are mem_ids that must start a new unit (rule matches)."""
 
-    def __init__(self, boundaries: frozenset[int] = frozenset(), layout_cell_chars: int = 300) -> None:
+    def __init__(self, boundaries: frozenset[int], hs: HtmlSettings) -> None:
         self.boundaries = boundaries
-        self.layout_cell_chars = layout_cell_chars
+        self.layout_cell_chars = hs.layout_cell_chars
+        self.max_colspan = hs.table_max_colspan
         self.units: list[Unit] = []
         self.disclosures: set[int] = set()  # mem_ids of tab panels and accordion sections
         self.toggles: set[int] = set()  # mem_ids of the controls that open them
@@ -315,7 +318,7 @@ class Segmenter:
 
     def _table(self, node: LexborNode, ctx: tuple, list_depth: int) -> bool:
         """Emit a data table as one unit (plus its caption); False for layout tables."""
-        rows = table_rows(node)
+        rows = table_rows(node, self.max_colspan)
         if is_layout_table(node, rows, self.layout_cell_chars):
             return False
         template = ctx[4] or _is_template(node) or _is_hidden(node)
@@ -332,9 +335,10 @@ class Segmenter:
         return True
 
 
-def segment(tree: LexborHTMLParser, boundaries: frozenset[int] = frozenset(), layout_cell_chars: int = 300) -> list[Unit]:
+def segment(tree: LexborHTMLParser, boundaries: frozenset[int] = frozenset(), hs: HtmlSettings | None = None,
+            ) -> list[Unit]:
     """All visible text of the page as units in document order."""
     root = tree.body or tree.root
     if root is None:
         return []
-    return Segmenter(boundaries, layout_cell_chars).run(root)
+    return Segmenter(boundaries, hs or HtmlSettings()).run(root)

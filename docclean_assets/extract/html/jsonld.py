@@ -11,6 +11,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.guard import check_html_bytes, check_html_depth
 from docclean_assets.extract.html.dom import segment
+from docclean_assets.extract.html.settings import HtmlSettings
 from docclean_assets.extract.model import DocReport
 from docclean_assets.extract.settings import LimitSettings
 
@@ -68,17 +69,17 @@ def _loads(raw: str) -> Any:
     return None
 
 
-def _walk(obj: Any, depth: int = 0) -> Iterator[dict]:
-    if depth > 12:
+def _walk(obj: Any, max_depth: int, depth: int = 0) -> Iterator[dict]:
+    if depth > max_depth:
         return
     if isinstance(obj, list):
         for item in obj:
-            yield from _walk(item, depth + 1)
+            yield from _walk(item, max_depth, depth + 1)
     elif isinstance(obj, dict):
         yield obj
         for value in obj.values():
             if isinstance(value, (dict, list)):
-                yield from _walk(value, depth + 1)
+                yield from _walk(value, max_depth, depth + 1)
 
 
 def _types(node: dict) -> set[str]:
@@ -102,16 +103,17 @@ def jsonld_scripts(tree: LexborHTMLParser, report: DocReport | None = None) -> l
     return out
 
 
-def json_nodes(scripts: list[Any]) -> Iterator[dict]:
-    """Every object of the parsed JSON-LD scripts (see jsonld_scripts), nested ones included."""
+def json_nodes(scripts: list[Any], max_depth: int) -> Iterator[dict]:
+    """Every object of the parsed JSON-LD scripts (see jsonld_scripts), nested ones included down to
+    `max_depth` levels (HtmlSettings.jsonld_max_depth)."""
     for obj in scripts:
-        yield from _walk(obj)
+        yield from _walk(obj, max_depth)
 
 
-def article_bodies(scripts: list[Any]) -> list[tuple[str, str]]:
+def article_bodies(scripts: list[Any], max_depth: int) -> list[tuple[str, str]]:
     """(type, articleBody) of every article-like JSON-LD node with a non-empty body, longest first."""
     out: list[tuple[str, str]] = []
-    for node in json_nodes(scripts):
+    for node in json_nodes(scripts, max_depth):
         body = node.get("articleBody") if _types(node) & ARTICLE_TYPES else None
         if isinstance(body, list):
             body = "\n\n".join(str(b) for b in body if isinstance(b, str))
@@ -147,7 +149,8 @@ def has_markup(text: str) -> bool:
     return end >= 0 and _MARKUP_TAG.search(text, 0, end) is not None
 
 
-def body_paragraphs(body: str, limits: LimitSettings | None = None) -> tuple[list[str], bool]:
+def body_paragraphs(body: str, limits: LimitSettings | None = None, hs: HtmlSettings | None = None,
+                    ) -> tuple[list[str], bool]:
     """Paragraph texts of an articleBody and whether it was HTML (then parsed as markup, refused
     with an ExtractionError past the page's own size and nesting caps)."""
     # JSON escaped twice leaves "\\n" in the text: several of them and not one real line break
@@ -160,7 +163,7 @@ def body_paragraphs(body: str, limits: LimitSettings | None = None) -> tuple[lis
         check_html_bytes(html.encode("utf-8", errors="replace"), limits)  # before the parser, quadratic in depth
         tree = LexborHTMLParser(html)
         check_html_depth(tree.root, limits)
-        units = segment(tree)
+        units = segment(tree, frozenset(), hs or HtmlSettings())
         # bodies escaped twice (&amp;quot;) keep entities after parsing
         return [unescape_all(u.plain) for u in units if u.plain.strip()], True
     text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docclean_assets.extract.validation import check_fraction, check_positive
+from docclean_assets.extract.validation import Fraction, check_section
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class HtmlSettings:
     # bundles is a client-rendered shell; a real article has hundreds of characters.
     shell_max_chars: int = 200
     # A JSON-LD articleBody shorter than this fraction of the visible page text is a teaser.
-    jsonld_min_visible_ratio: float = 0.25
+    jsonld_min_visible_ratio: Fraction = 0.25
     # How many leading words of a JSON-LD articleBody must occur (letters and digits only) in the
     # visible text; 8 words is unique within a page and survives quote/dash differences
     # (scrapinghub_aeb pages with articleBody).
@@ -31,7 +31,7 @@ class HtmlSettings:
     match_min_chars: int = 25
     # Fraction of a unit (or of an extractor segment) that must be matched for it to count as
     # matched; 0.5 tolerates the extractor trimming a child (button, byline) out of a paragraph.
-    match_min_coverage: float = 0.5
+    match_min_coverage: Fraction = 0.5
     # Steps (html_match.SCAN_CHARS_PER_STEP) the substring searches of the alignment, and of reader
     # comments in JSON-LD, may each spend on one page, about a microsecond each; past it only exact
     # matches count (flag `alignment_budget`). The corpus pages need at most 2,647 steps; 30,000
@@ -41,21 +41,32 @@ class HtmlSettings:
     # The main content container is the deepest element holding at least this fraction of the kept
     # paragraph characters; 0.8 leaves room for a stray kept line elsewhere (calibrated on the
     # mozilla_readability and scrapinghub_aeb pages).
-    main_container_share: float = 0.8
+    main_container_share: Fraction = 0.8
     # A <table> is reference data (kept even when the extractor dropped it) when inside the main
     # container with at least this many rows and columns and at most this fraction of link text;
     # link-dense grids are navigation.
     table_min_rows: int = 2
     table_min_cols: int = 2
-    table_max_link_ratio: float = 0.5
+    table_max_link_ratio: Fraction = 0.5
     # A table cell holding block elements and more than this many characters makes the table a
     # layout table (segmented as ordinary content, not as one Markdown block); data cells are short.
     layout_cell_chars: int = 300
+    # A cell's colspan repeats it as at most this many cells (a hostile colspan="100000" would
+    # widen every row of the Markdown table); corpus tables span at most a handful of columns
+    # (historical default).
+    table_max_colspan: int = 50
+    # A decoded page with more than this fraction of U+FFFD / NUL characters was never text, and is
+    # refused (historical default; real pages in a wrong charset stay far below it).
+    undecodable_max_fraction: Fraction = 0.3
+    # JSON-LD objects are looked for at most this many levels deep in a script (articleBody and
+    # Comment nodes sit 1-4 levels down in the corpus pages; deeper nesting is refused JSON or noise;
+    # historical default).
+    jsonld_max_depth: int = 12
     # Text under nav/footer/aside, chrome roles, chrome class words (cookie, breadcrumb, share...) or
     # hidden elements is removed from the body even when the extractor kept it, unless such regions
     # hold at least this fraction of the kept characters (a wrapper marked "menu"/"sidebar" holding
     # the whole page). scrapinghub_aeb token F1: 0.958 at 0.0 (no veto), 0.959 at 0.3, 0.962 at 0.7.
-    template_max_share: float = 0.7
+    template_max_share: Fraction = 0.7
 
     # ---- reader comments (issue 7, html_comments.py)
     # A unit counts as a JSON-LD Comment's text only when its key (letters and digits) has at least
@@ -71,15 +82,11 @@ class HtmlSettings:
     # description match keeps photo captions out (scrapinghub_aeb token F1 0.9591 without, 0.9596
     # with) and finds 3 more trafilatura_eval 'with' snippets.
     lede_min_words: int = 12
-    lede_max_link_ratio: float = 0.3
+    lede_max_link_ratio: Fraction = 0.3
     lede_max_gap_units: int = 8
     lede_description_key_chars: int = 60
 
     def __post_init__(self) -> None:
-        check_positive(self)
-        check_fraction(
-            self, "jsonld_min_visible_ratio", "match_min_coverage", "main_container_share",
-            "table_max_link_ratio", "template_max_share", "lede_max_link_ratio",
-        )
+        check_section(self)
         if self.jsonld_prefix_words < 1 or self.table_min_rows < 1 or self.table_min_cols < 1:
             raise ValueError("jsonld_prefix_words, table_min_rows and table_min_cols must be >= 1")

@@ -88,7 +88,8 @@ def is_photo(image: Image, s: OcrSettings) -> bool:
     """True when too little of the picture is plain background to hold printed text (a photo)."""
     from PIL import Image as PILImage
 
-    step = max(1, max(image.size) // 128)  # a sample of pixels, not an average: averaging greys out a photo
+    # a sample of pixels, not an average: averaging greys out a photo
+    step = max(1, max(image.size) // s.background_sample_px)
     thumb = image.convert("L").resize((max(1, image.width // step), max(1, image.height // step)),
                                       PILImage.Resampling.NEAREST)
     hist = thumb.histogram()

@@ -8,23 +8,22 @@ from typing import NamedTuple
 
 from docclean_assets.extract.model import BBox
 from docclean_assets.extract.ocr.engine import OcrRun, is_photo, upscaled
+from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.ocr.blocks import (Frame, accept_picture_text, mean_confidence, paragraphs_box, paragraphs_text,
                                                 words_to_paragraphs)
 
-# Resolution assumed for an embedded image without its own (tesseract uses it to size its
-# character models); Office pastes screenshots at 96 dpi.
-_DEFAULT_DPI = 96
 # Vector formats PIL identifies but cannot draw on Linux: not read (never a broken picture).
 _VECTOR_FORMATS = frozenset({"WMF", "EMF"})
 
 
-def _dpi(image) -> float:  # noqa: ANN001 - a PIL image
-    """The image's own resolution when it states a plausible one (72-600 dpi), else 96."""
+def _dpi(image, s: OcrSettings) -> float:  # noqa: ANN001 - a PIL image
+    """The image's own resolution when it states a plausible one (`office_min_dpi` to
+    `office_max_dpi`), else `office_default_dpi`."""
     try:
-        dpi = float(image.info.get("dpi", (_DEFAULT_DPI,))[0])
+        dpi = float(image.info.get("dpi", (s.office_default_dpi,))[0])
     except (TypeError, ValueError, IndexError):
-        return _DEFAULT_DPI
-    return dpi if 72 <= dpi <= 600 else _DEFAULT_DPI
+        return s.office_default_dpi
+    return dpi if s.office_min_dpi <= dpi <= s.office_max_dpi else s.office_default_dpi
 
 
 class PictureText(NamedTuple):
@@ -66,7 +65,7 @@ def blob_to_picture_text(blob: bytes, run: OcrRun | None, place: BBox | None = N
     if not run.picture_allowed():
         return None
     big, factor = upscaled(image, s)
-    words = run.read(big, round(_dpi(image) * factor))
+    words = run.read(big, round(_dpi(image, s) * factor))
     if words is None:
         return None
     if place is not None:

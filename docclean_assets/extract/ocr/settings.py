@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docclean_assets.extract.validation import check_fraction, check_positive
+from docclean_assets.extract.validation import Fraction, check_section
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +20,7 @@ class OcrSettings:
     # when at least `max_unmapped_fraction` of them are unmapped (private-use code points, U+FFFD,
     # control codes, "(cid:N)"); font subsets without a ToUnicode map give ~100% unmapped.
     min_text_chars: int = 1
-    max_unmapped_fraction: float = 0.5
+    max_unmapped_fraction: Fraction = 0.5
     # Pictures on text pages (and in DOCX/PPTX) are OCR'd only when at least this large on the page,
     # points (a 1 x 0.25 inch label holds one line of 10 pt text), and at least this many pixels
     # in the image itself on each side: icons, bullets and rules are smaller.
@@ -39,11 +39,20 @@ class OcrSettings:
     # ...but never past this many pixels: a 5000 x 300 banner strip would grow to 10 MP and take
     # seconds to read (tesseract's time grows with the pixel count; corpus decks, 2026-12).
     upscale_max_pixels: int = 3_000_000
+    # Resolution assumed for an embedded office image without a plausible one of its own (tesseract
+    # uses it to size its character models): Office pastes screenshots at 96 dpi; a stated resolution
+    # counts only within [office_min_dpi, office_max_dpi] (screen 72 dpi to scanner 600 dpi).
+    office_default_dpi: int = 96
+    office_min_dpi: float = 72.0
+    office_max_dpi: float = 600.0
     # A picture is a photo, and skipped, when less than this fraction of a greyscale thumbnail lies
     # within `background_tolerance` grey levels (0-255) of its most common level: screenshots,
     # scanned text and charts have a plain background over >= half their area, photos do not.
-    picture_min_background_fraction: float = 0.35
+    picture_min_background_fraction: Fraction = 0.35
     background_tolerance: int = 24
+    # The photo test looks at a thumbnail of about this many pixels on its longer side (every n-th
+    # pixel, not an average); enough to see a plain background, cheap on a 20 MP photo (historical default).
+    background_sample_px: int = 128
     # At most this many pictures per document are OCR'd (in page order, largest first on a page);
     # the rest are skipped (flag ocr_picture_budget). Bounds `ocr: auto` on picture-heavy decks and reports.
     max_pictures_per_doc: int = 30
@@ -66,12 +75,13 @@ class OcrSettings:
     min_block_confidence: float = 50.0
     # A document's text is "mostly OCR" (flag text_mostly_ocr) when OCR'd characters exceed this
     # fraction of all its characters.
-    mostly_ocr_fraction: float = 0.5
+    mostly_ocr_fraction: Fraction = 0.5
 
     def __post_init__(self) -> None:
-        check_positive(self)
-        check_fraction(self, "max_unmapped_fraction", "picture_min_background_fraction", "mostly_ocr_fraction")
+        check_section(self)
         if self.page_dpi < 72 or self.picture_dpi < 72 or self.upscale_max_factor < 1:
             raise ValueError("OcrSettings dpi must be >= 72 and upscale_max_factor >= 1")
+        if self.background_sample_px < 1 or self.office_min_dpi > self.office_max_dpi:
+            raise ValueError("OcrSettings.background_sample_px must be >= 1 and office_min_dpi <= office_max_dpi")
         if not self.tesseract_cmd or not self.language:
             raise ValueError("OcrSettings.tesseract_cmd and language must be set")

@@ -38,6 +38,9 @@ def w(name: str) -> str:
     return f"{{{W_NS}}}{name}"
 
 
+# A style's basedOn chain is followed at most this many styles up (cycles stop at the first repeat);
+# a guard against hostile chains, historical value: Word's built-in styles chain 2-4 deep.
+STYLE_CHAIN_MAX = 32
 GIB = 1 << 30
 MIB = 1 << 20
 # Members smaller than this are never judged by their ratio (tiny parts can compress very well).

@@ -17,8 +17,8 @@ from docclean_assets.extract.office.numbering import MAX_LEVELS, Numbering
 from docclean_assets.extract.model import DocReport
 from docclean_assets.extract.office.charts import ChartData
 from docclean_assets.extract.office.common import (
-    A_NS, C_NS, M_NS, MC_ALTERNATE, R_NS, alternate_branch, clamped, markdown_table, read_part, tidy, w,
-    xml_int,
+    A_NS, C_NS, M_NS, MC_ALTERNATE, R_NS, STYLE_CHAIN_MAX, alternate_branch, clamped, markdown_table, read_part,
+    tidy, w, xml_int,
 )
 from docclean_assets.extract.office.math import MATH_ROOTS, omml_to_text
 
@@ -186,7 +186,7 @@ class StyleMap:
     def _classify(self, sid: str | None) -> _StyleInfo:
         list_ilvl: int | None = None
         seen: set[str] = set()
-        while sid is not None and sid not in seen and len(seen) < 32:
+        while sid is not None and sid not in seen and len(seen) < STYLE_CHAIN_MAX:
             seen.add(sid)
             name, based, outline, ilvl = self._styles.get(sid, (sid.lower(), None, None, None))
             m = _HEADING_NAME.match(name)
@@ -200,7 +200,7 @@ class StyleMap:
                 return _StyleInfo("caption")
             if name in _CODE_NAMES:
                 return _StyleInfo("code")
-            if outline is not None and outline < 9:
+            if outline is not None and outline < _OUTLINE_BODY:
                 return _StyleInfo("heading", outline + 1)
             if list_ilvl is None and (ilvl is not None or name.startswith("list")):
                 list_ilvl = ilvl or 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from docclean_assets.extract.model import DocReport
-from docclean_assets.extract.office.common import w, xml_int
+from docclean_assets.extract.office.common import STYLE_CHAIN_MAX, w, xml_int
 
 MAX_LEVELS = 9  # WordprocessingML defines levels 0-8
 # Largest list start (w:start, w:startOverride) Word accepts; a larger one is clamped to it.
@@ -164,7 +164,7 @@ class Numbering:
         num_id: str | None = None
         ilvl: int | None = None
         seen: set[str] = set()
-        while sid is not None and sid not in seen and len(seen) < 32:
+        while sid is not None and sid not in seen and len(seen) < STYLE_CHAIN_MAX:
             seen.add(sid)
             based, s_num, s_ilvl = self._styles.get(sid, (None, None, None))
             num_id = num_id if num_id is not None else s_num

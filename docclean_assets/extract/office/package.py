@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import DocReport
 from docclean_assets.extract.office.common import check_package, describe, parse_xml
-from docclean_assets.extract.office.xmlcheck import looks_like_xml
+from docclean_assets.extract.office.xmlcheck import XML_SNIFF_BYTES, looks_like_xml
 from docclean_assets.extract.settings import LimitSettings
 
 _OPC_RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -162,7 +162,7 @@ def _broken_members(data: bytes, fmt: str) -> dict[str, str]:
         for info in zf.infolist():
             try:
                 blob = zf.read(info)
-                if not looks_like_xml(blob[:256]) and content_type(info.filename) not in xml_types:
+                if not looks_like_xml(blob[:XML_SNIFF_BYTES]) and content_type(info.filename) not in xml_types:
                     continue
                 parse(blob)
             except MemoryError:

@@ -3,8 +3,8 @@
 Per slide: title placeholder(s) first, then the other shapes in geometric reading order (the
 column logic of `extract.layout`, shared with the PDF path), then slide-number/date/footer placeholders (dropped), SmartArt text with its frame,
 speaker notes (one block) and slide comments. One slide is one `page`; bboxes are in points,
-within the slide widened by OFF_SLIDE_MARGIN (a shape placed further off is clamped: flag
-geometry_clamped). A slide, notes slide, comments part, chart, diagram, equation or picture that
+within the slide widened by OfficeSettings.off_slide_margin (a shape placed further off is clamped:
+flag geometry_clamped). A slide, notes slide, comments part, chart, diagram, equation or picture that
 cannot be read costs only itself (counted and flagged `broken_part`).
 """
 from __future__ import annotations
@@ -468,7 +468,7 @@ class _Deck:
         self.office = settings.office
         self.report = report
         self.ocr = ocr
-        self.frame = Frame.of(opened.doc, report)
+        self.frame = Frame.of(opened.doc, report, settings.office.off_slide_margin)
         self.blocks: list[Block] = []
         self.raw = 0
         self.columns: list[int] = []
@@ -499,7 +499,8 @@ class _Deck:
         for s in placed:
             s.inset = office.gutter_text_inset_pt
         body, cols = boxes_to_reading_order(placed, office.gutter_max_cover, office.gutter_min_width_pt,
-                                            office.gutter_row_tolerance_pt, office.band_overlap_ratio)
+                                            office.gutter_row_tolerance_pt, office.band_overlap_ratio,
+                                            office.columns_max_depth, office.gutter_floor_slack)
         unplaced = [s for s in reader.shapes if s.role == "body" and s.bbox is None]
         chrome = [s for s in reader.shapes if s.role == "chrome"]
         asides = [s for s in reader.shapes if s.role == "aside"]  # alt text and data-less chart captions

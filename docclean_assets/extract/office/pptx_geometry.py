@@ -2,8 +2,9 @@
 included), read within the schema's ranges and kept inside a frame around the slide.
 
 A shape may be placed anywhere a coordinate can say (2e13 EMU is schema-valid) and a group may scale
-its children by any factor: every box is clamped to the slide widened by OFF_SLIDE_MARGIN before
-anything is laid out (flag geometry_clamped), so no layout ever sees a box miles off the slide.
+its children by any factor: every box is clamped to the slide widened by
+OfficeSettings.off_slide_margin before anything is laid out (flag geometry_clamped), so no layout
+ever sees a box miles off the slide.
 """
 from __future__ import annotations
 
@@ -16,16 +17,12 @@ from docclean_assets.extract.model import BBox, DocReport
 from docclean_assets.extract.office.common import A_NS, finite_clamp, xml_float
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
-EMU_PER_POINT = 12700
+EMU_PER_POINT = 12700  # spec value: English Metric Units per point (ECMA-376, 914,400 EMU per inch)
 # DrawingML coordinates (ST_Coordinate, EMU); extents are ST_PositiveCoordinate (0 to the maximum).
 EMU_MIN, EMU_MAX = -27_273_042_329_600, 27_273_042_316_900
 # Slide sizes (ST_SlideSizeCoordinate, EMU), and the default 10 x 7.5 inch slide without a p:sldSz.
 SLIDE_EMU_MIN, SLIDE_EMU_MAX = 914_400, 51_206_400
 SLIDE_DEFAULT_EMU = (9_144_000, 6_858_000)
-# Shapes may lie off the slide by this fraction of its width (height) on each side before their box
-# is clamped; corpus shapes overhang the slide by at most 11%, a shape at x = 2e13 EMU (schema-valid)
-# by 2.7 million slide widths.
-OFF_SLIDE_MARGIN = 1.0
 
 
 def _a(name: str) -> str:
@@ -86,7 +83,7 @@ def group_xf(grp: etree._Element, xf: Xf, report: DocReport | None = None) -> Xf
 
 
 class Frame(NamedTuple):
-    """Where shape boxes are kept: the slide widened by OFF_SLIDE_MARGIN on each side, points."""
+    """Where shape boxes are kept: the slide widened by OfficeSettings.off_slide_margin on each side, points."""
 
     x0: float
     y0: float
@@ -94,11 +91,12 @@ class Frame(NamedTuple):
     y1: float
 
     @classmethod
-    def of(cls, prs, report: DocReport) -> Frame:  # noqa: ANN001 - a python-pptx Presentation
+    def of(cls, prs, report: DocReport, margin: float) -> Frame:  # noqa: ANN001 - a python-pptx Presentation
+        """The slide of `prs` widened by `margin` (a fraction of its width and height) on each side."""
         size = prs.element.find(_p("sldSz"))
         dims = [xml_float(size.get(n) if size is not None else None, SLIDE_EMU_MIN, SLIDE_EMU_MAX, d, report)
                 / EMU_PER_POINT for n, d in zip(("cx", "cy"), SLIDE_DEFAULT_EMU)]
-        w, h = (d * OFF_SLIDE_MARGIN for d in dims)
+        w, h = (d * margin for d in dims)
         return cls(-w, -h, dims[0] + w, dims[1] + h)
 
     def clamp(self, box: BBox, report: DocReport) -> BBox:

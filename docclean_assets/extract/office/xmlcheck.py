@@ -17,6 +17,8 @@ from typing import IO
 
 # Bytes read first (the root element of a real part starts within them), then per further read.
 FIRST_READ_BYTES = 4096
+# Bytes of a package member looked at to tell XML from a binary part (looks_like_xml): a BOM, blanks, '<'.
+XML_SNIFF_BYTES = 256
 READ_BYTES = 64 * 1024
 # Longest XML declaration read (a real one is under 100 characters).
 DECL_MAX_CHARS = 4096

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docclean_assets.extract.validation import check_fraction, check_positive
+from docclean_assets.extract.validation import check_fraction, check_section
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +309,7 @@ class PdfSettings:
     figure_cluster_gap_pt: float = 12.0
 
     def __post_init__(self) -> None:
-        check_positive(self)
+        check_section(self)
         check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density",
                         "table_max_picture_share", "table_max_math_cell_share")
         if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
