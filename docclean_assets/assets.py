@@ -10,9 +10,7 @@ import pyarrow.compute as pc
 
 from docclean_assets import pipeline
 from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
-from docclean_assets.extract.schema import (
-    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA,
-)
+from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.resources import Docclean
 
 GROUP = "docclean"
@@ -67,7 +65,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     def raw_files(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src = docclean.source(context.partition_key)
         previous = docclean.store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls else None
-        table = pipeline.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings, previous)
+        table = pipeline.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings, previous,
+                                         docclean.config.fetch)
         path = docclean.store.write("raw_files", src.name, table)
         return _result(path, table, RAW_FILES_SCHEMA,
                        formats=dg.MetadataValue.json(pipeline.count_by(table, "format")),

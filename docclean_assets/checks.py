@@ -5,7 +5,7 @@ import warnings
 import dagster as dg
 
 from docclean_assets.extract.quality import band_for
-from docclean_assets.extract.schema import QUALITY_SCHEMA
+from docclean_assets.tables import QUALITY_SCHEMA
 from docclean_assets.resources import Docclean
 
 MAX_LISTED = 50  # documents listed by path in a check's metadata

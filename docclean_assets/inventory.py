@@ -12,9 +12,9 @@ import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
-from docclean_assets.extract.settings import FetchSettings, LimitSettings
+from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
-from docclean_assets.sources import Source, name_to_text, text_to_name, walk_source
+from docclean_assets.sources import FetchSettings, Source, name_to_text, text_to_name, walk_source
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
 CHUNK_BYTES = 64 * 1024  # body read size between deadline checks

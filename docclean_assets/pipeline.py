@@ -17,22 +17,24 @@ from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR, Job, run_jobs
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.normalize import normalize_blocks
 from docclean_assets.extract.quality import Band, band_for, document_figures
-from docclean_assets.extract.schema import (
-    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, CONTENT_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA, DocPayload,
-    DocRef, blocks_to_table, content_to_blocks_table, fit_row, report_to_row, row_to_report, table_to_blocks,
+from docclean_assets.extract.schema import CONTENT_SCHEMA, DocPayload, fit_row, row_to_report
+from docclean_assets.tables import (
+    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, DocRef, QUALITY_SCHEMA, RAW_FILES_SCHEMA,
+    blocks_to_table, content_to_blocks_table, report_to_row, table_to_blocks,
 )
 from docclean_assets.extract.settings import Settings
 from docclean_assets.inventory import folder_rows, url_rows
-from docclean_assets.sources import Source, text_to_name
+from docclean_assets.sources import FetchSettings, Source, text_to_name
 
 
-def raw_files_table(source: Source, data_dir: Path, settings: Settings, previous: pa.Table | None = None) -> pa.Table:
+def raw_files_table(source: Source, data_dir: Path, settings: Settings, previous: pa.Table | None = None,
+                    fetch: FetchSettings | None = None) -> pa.Table:
     """The inventory of one source; `previous` (the last inventory) makes URL fetches conditional."""
     if source.path is not None:
         rows = folder_rows(source, settings.limits)
     else:
         last = {r["path"]: r for r in previous.to_pylist()} if previous is not None else {}
-        rows = url_rows(source, data_dir / "_blobs" / source.name, settings.fetch, last)
+        rows = url_rows(source, data_dir / "_blobs" / source.name, fetch or FetchSettings(), last)
     return rows_to_table(rows, RAW_FILES_SCHEMA)
 
 
@@ -64,8 +66,8 @@ class ParseStats:
     errors: dict[str, str] = field(default_factory=dict)  # path -> error
 
 
-# The settings sections the backends read; boilerplate, normalisation, quality and fetch settings
-# act after parsing, so changing them re-runs the later assets without parsing anything again.
+# The settings sections the backends read; boilerplate, normalisation and quality settings act after
+# parsing, so changing them re-runs the later assets without parsing anything again.
 _PARSE_SECTIONS = ("pdf", "office", "html", "limits", "ocr")
 _OCR_FORMATS = frozenset({"pdf", "docx", "pptx"})
 

@@ -10,9 +10,10 @@ from typing import Any, NamedTuple
 import yaml
 from croniter import croniter
 
-from docclean_assets.extract.api import HtmlRules
-from docclean_assets.extract.settings import Settings
+from docclean_assets.extract.html.rules import HtmlRules
+from docclean_assets.extract.settings import Settings, section_from_dict
 from docclean_assets.extract.sniff import EXTENSIONS
+from docclean_assets.extract.validation import check_section
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
 SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render",
@@ -55,13 +56,38 @@ class Source:
     ocr_scanned_body: bool = True  # a scanned page's OCR text is body paragraphs (else image_text)
 
 
+@dataclass(frozen=True, slots=True)
+class FetchSettings:
+    """How URL sources are fetched."""
+
+    timeout_s: float = 30.0  # seconds per URL attempt in all: connect, redirects and the whole body
+    max_bytes: int = 50 * 1024 * 1024  # a larger response is refused and recorded as the URL's error
+    # A 5xx answer or a connection failure is retried this many times; 4xx never is. Two retries
+    # ride out a server restart or a load-balancer blip without hammering a dead site.
+    retries: int = 2
+    # Wait before retry n (1-based) is retry_base_delay_s * 2**(n-1) seconds (0.5, 1, 2 ...).
+    retry_base_delay_s: float = 0.5
+    # Redirects followed per URL (http and https targets only); browsers stop at ~20, real sites use 1-3.
+    max_redirects: int = 5
+    # For sources with `render: true`: wall-clock seconds Chromium may take per page, and the virtual
+    # time (ms) its scripts get before the DOM is taken; single-page apps in the tests render in <1 s.
+    render_timeout_s: float = 30.0
+    render_script_budget_ms: int = 5000
+
+    def __post_init__(self) -> None:
+        check_section(self)
+        if self.timeout_s <= 0 or self.max_bytes <= 0:
+            raise ValueError("fetch timeout_s and max_bytes must be > 0")
+
+
 @dataclass(frozen=True)
 class SourcesConfig:
     """Every source of a sources.yaml, and the settings overrides it carries."""
 
     file: Path
     sources: dict[str, Source]
-    settings: Settings = field(default_factory=Settings)
+    settings: Settings = field(default_factory=Settings)  # the extraction library's sections
+    fetch: FetchSettings = field(default_factory=FetchSettings)  # how URL sources are fetched
 
 
 def _err(source: str, key: str, why: str) -> SourceConfigError:
@@ -153,11 +179,15 @@ def load_sources(file: str | Path) -> SourcesConfig:
     if unknown:
         raise SourceConfigError(f"{file}: unknown top-level key {unknown[0]!r}")
     sources = {str(name): _source(str(name), raw, file.parent) for name, raw in doc["sources"].items()}
+    overrides = doc.get("settings") or {}
     try:
-        settings = Settings.from_dict(doc.get("settings"))
+        if not isinstance(overrides, dict):
+            raise ValueError(f"expected a mapping of sections, got {overrides!r}")
+        settings = Settings.from_dict({k: v for k, v in overrides.items() if k != "fetch"})
+        fetch = section_from_dict("fetch", FetchSettings(), overrides.get("fetch") or {})
     except (TypeError, ValueError) as exc:
         raise SourceConfigError(f"{file}: settings: {exc}") from exc
-    return SourcesConfig(file, sources, settings)
+    return SourcesConfig(file, sources, settings, fetch)
 
 
 class Walk(NamedTuple):

@@ -12,7 +12,8 @@ import pytest
 
 from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.ocr.engine import engine_path
-from docclean_assets.extract.schema import QUALITY_SCHEMA, DocRef, report_to_row, row_to_report
+from docclean_assets.extract.schema import row_to_report
+from docclean_assets.tables import DocRef, QUALITY_SCHEMA, report_to_row
 from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.settings import Settings
 from docclean_assets.sources import SourceConfigError, load_sources

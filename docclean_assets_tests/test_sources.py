@@ -26,6 +26,7 @@ sources:
     urls: ["https://example.org/a"]
 settings:
   limits: {timeout_s: 30}
+  fetch: {retries: 0, timeout_s: 5}
 """)
     cfg = load_sources(f)
     assert cfg.sources["alpha"].path == (tmp_path / "docs").resolve()
@@ -33,6 +34,7 @@ settings:
     assert cfg.sources["alpha"].html.drop == (".ads",)
     assert cfg.sources["web"].urls == ("https://example.org/a",)
     assert cfg.settings.limits.timeout_s == 30
+    assert (cfg.fetch.retries, cfg.fetch.timeout_s) == (0, 5)  # the pipeline's own section, beside the library's
 
 
 @pytest.mark.parametrize("body, needle", [
@@ -51,6 +53,20 @@ def test_errors_name_source_and_key(tmp_path, body, needle):
     with pytest.raises(SourceConfigError) as err:
         load_sources(f)
     assert needle in str(err.value)
+
+
+@pytest.mark.parametrize("settings, needle", [
+    ("  fetch: {timeout_s: 'soon'}\n", "settings: settings.fetch.timeout_s: expected a number, got str 'soon'"),
+    ("  fetch: {timeout_s: 0}\n", "settings: settings.fetch: fetch timeout_s and max_bytes must be > 0"),
+    ("  fetch: {timeout: 3}\n", "settings: unknown settings key(s) in fetch: ['timeout']"),
+    ("  pdf: {word_gap_em: '0.2'}\n", "settings: settings.pdf.word_gap_em: expected a number, got str '0.2'"),
+    ("  colours: {}\n", "settings: unknown settings section 'colours'"),
+])
+def test_settings_errors_name_section_and_key(tmp_path, settings, needle):
+    f = _write(tmp_path, "sources:\n  alpha:\n    path: docs\nsettings:\n" + settings)
+    with pytest.raises(SourceConfigError) as err:
+        load_sources(f)
+    assert str(err.value).endswith(needle), str(err.value)
 
 
 def test_discovery_is_recursive_and_stays_inside_root(tmp_path):

@@ -1,8 +1,10 @@
-"""The explicit pyarrow schema of every table docclean writes, and Block <-> row conversion."""
+"""The one record's explicit pyarrow schema (a block's columns, a report's columns derived from DocReport),
+and values fitted to it: what a worker hands over for one document. The tables of the pipeline are
+built on these in the Dagster layer (docclean_assets/tables.py)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 
@@ -12,17 +14,9 @@ from docclean_assets.extract.model import BBox, Block, DocReport
 
 META_TYPE = pa.map_(pa.string(), pa.string())
 
-# Columns that say which document a row belongs to; every per-document table starts with them.
-DOC_FIELDS = [
-    pa.field("source", pa.string(), nullable=False),
-    pa.field("doc_id", pa.string(), nullable=False),  # sha256 of the file's bytes
-    pa.field("path", pa.string(), nullable=False),  # relative to the source root, '/'-separated, or the URL
-    pa.field("format", pa.string()),
-]
-
-BLOCKS_SCHEMA = pa.schema(
-    DOC_FIELDS
-    + [
+# A block's own columns, in the order of the Block's fields: the one record's one schema.
+CONTENT_SCHEMA = pa.schema(
+    [
         pa.field("seq", pa.int32(), nullable=False),
         pa.field("page", pa.int32()),
         pa.field("x0", pa.float64()),  # points, top-left origin
@@ -38,26 +32,7 @@ BLOCKS_SCHEMA = pa.schema(
         pa.field("meta", META_TYPE),
     ]
 )
-
-# A block's own columns (BLOCKS_SCHEMA without the document's): what a worker sends for one document.
-CONTENT_SCHEMA = pa.schema([f for f in BLOCKS_SCHEMA if f.name not in {d.name for d in DOC_FIELDS}])
 _BOX = ("x0", "y0", "x1", "y1")
-
-RAW_FILES_SCHEMA = pa.schema(
-    DOC_FIELDS
-    + [
-        pa.field("bytes", pa.int64()),
-        pa.field("ext_format", pa.string()),  # what the extension or Content-Type claims
-        pa.field("format_mismatch", pa.bool_()),
-        pa.field("modified", pa.timestamp("us", tz="UTC")),  # file mtime, or fetch time for URLs
-        pa.field("http_status", pa.int32()),
-        pa.field("blob", pa.string()),  # where the bytes are: absolute file path or fetched-blob path
-        pa.field("rendered", pa.bool_()),  # the DOM came from headless Chromium (`render: true`)
-        pa.field("etag", pa.string()),  # validators of the last fetch, for the next conditional GET
-        pa.field("last_modified", pa.string()),
-        pa.field("error", pa.string()),  # why the file could not be read or fetched
-    ]
-)
 
 # The report's columns, derived from DocReport's fields (its one list) in their order: int -> int32 unless
 # the field's metadata names another Arrow type ("arrow": "int64"), float -> float64, str -> string,
@@ -72,67 +47,6 @@ REPORT_COLUMNS = {
 # and parsed_documents), in DocReport's order.
 _REPORT_HEAD = ("format", "method", "pages", "raw_chars", "columns")
 LOSS_FIELDS = [column for name, column in REPORT_COLUMNS.items() if name not in _REPORT_HEAD]
-
-QUALITY_SCHEMA = pa.schema(
-    DOC_FIELDS
-    + [
-        pa.field("status", pa.string(), nullable=False),  # 'ok' | 'failed'
-        pa.field("error", pa.string()),
-        REPORT_COLUMNS["method"],  # which extraction path produced the body
-        REPORT_COLUMNS["pages"],
-        REPORT_COLUMNS["raw_chars"],
-        pa.field("kept_chars", pa.int64()),
-        pa.field("retention_ratio", pa.float64()),
-        REPORT_COLUMNS["columns"],
-        pa.field("boilerplate_removed", pa.int32()),
-    ]
-    + LOSS_FIELDS
-    + [
-        pa.field("drop_counts", pa.map_(pa.string(), pa.int32())),  # drop_reason -> number of blocks
-        pa.field("parse_seconds", pa.float64()),
-    ]
-)
-
-# One row per parsed document: its diagnostics as the backend reported them, or its error.
-DOCS_SCHEMA = pa.schema(
-    DOC_FIELDS
-    + [
-        pa.field("status", pa.string(), nullable=False),
-        pa.field("error", pa.string()),
-        REPORT_COLUMNS["method"],
-        pa.field("parser_version", pa.string()),
-        pa.field("parse_seconds", pa.float64()),
-        REPORT_COLUMNS["pages"],
-        REPORT_COLUMNS["raw_chars"],
-        REPORT_COLUMNS["columns"],
-    ]
-    + LOSS_FIELDS
-)
-
-BOILERPLATE_SCHEMA = pa.schema(
-    [
-        pa.field("source", pa.string(), nullable=False),
-        pa.field("scope", pa.string(), nullable=False),  # 'pages' (within a document) | 'documents' (site template)
-        pa.field("doc_id", pa.string()),  # the document, for scope='pages'; NULL for scope='documents'
-        pa.field("band", pa.string()),  # 'top' | 'bottom' | NULL
-        pa.field("pattern", pa.string(), nullable=False),  # normalised text (digits -> #)
-        pa.field("example", pa.string(), nullable=False),
-        pa.field("count", pa.int32(), nullable=False),  # pages or documents it occurs in
-        pa.field("out_of", pa.int32(), nullable=False),  # pages of the document or documents of the source
-        pa.field("seen_in", pa.list_(pa.string())),  # page numbers or paths where it was seen
-        pa.field("drop_reason", pa.string(), nullable=False),
-    ]
-)
-
-@dataclass(frozen=True, slots=True)
-class DocRef:
-    """Which document rows belong to."""
-
-    source: str
-    doc_id: str
-    path: str
-    format: str | None
-
 
 # ---- Values crossing into a table. A document's values are fitted to their column's type one row at
 # a time (in the worker, under its limits), so that no value a file carries (a page count of 1e11, a
@@ -208,7 +122,7 @@ def fit_row(row: dict, schema: pa.Schema) -> tuple[dict, int]:
     return out, changed
 
 
-def _content_row(b: Block) -> dict:
+def block_row(b: Block) -> dict:
     """A block's own columns, before they are fitted."""
     box = b.bbox
     return {
@@ -220,7 +134,7 @@ def _content_row(b: Block) -> dict:
     }
 
 
-def _fit_block(row: dict, schema: pa.Schema) -> tuple[dict, int]:
+def fit_block_row(row: dict, schema: pa.Schema) -> tuple[dict, int]:
     """A block row fitted to `schema`; a box with any coordinate that is no finite number is no box."""
     row, changed = fit_row(row, schema)
     if any(row[c] is None for c in _BOX) and any(row[c] is not None for c in _BOX):
@@ -229,27 +143,14 @@ def _fit_block(row: dict, schema: pa.Schema) -> tuple[dict, int]:
     return row, changed
 
 
-def block_to_row(ref: DocRef, b: Block) -> dict:
-    """One BLOCKS_SCHEMA row, fitted to the schema."""
-    row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format, **_content_row(b)}
-    return _fit_block(row, BLOCKS_SCHEMA)[0]
-
-
 def blocks_to_content(blocks: Iterable[Block]) -> tuple[pa.Table, int]:
     """A CONTENT_SCHEMA table of one document's blocks, and how many values had to be changed to fit."""
     rows, changed = [], 0
     for b in blocks:
-        row, n = _fit_block(_content_row(b), CONTENT_SCHEMA)
+        row, n = fit_block_row(block_row(b), CONTENT_SCHEMA)
         rows.append(row)
         changed += n
     return pa.Table.from_pylist(rows, schema=CONTENT_SCHEMA), changed
-
-
-def content_to_blocks_table(ref: DocRef, content: pa.Table) -> pa.Table:
-    """The BLOCKS_SCHEMA table of one document: its content with the document's columns in front."""
-    n = content.num_rows
-    doc_cols = [pa.array([getattr(ref, f.name)] * n, f.type) for f in DOC_FIELDS]
-    return pa.Table.from_arrays([*doc_cols, *content.columns], schema=BLOCKS_SCHEMA)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,42 +191,19 @@ def row_to_block(row: dict) -> Block:
     )
 
 
-def blocks_to_table(items: Iterable[tuple[DocRef, Block]]) -> pa.Table:
-    """A BLOCKS_SCHEMA table from (document, block) pairs."""
-    return pa.Table.from_pylist([block_to_row(ref, b) for ref, b in items], schema=BLOCKS_SCHEMA)
-
-
-def table_to_blocks(table: pa.Table) -> Iterator[tuple[DocRef, Block]]:
-    """(document, block) pairs back from a BLOCKS_SCHEMA table."""
-    for row in table.to_pylist():
-        yield DocRef(row["source"], row["doc_id"], row["path"], row["format"]), row_to_block(row)
-
-
 # The columns a backend's report fills: all of DocReport but its format (which the document's row carries).
-_REPORT_FIELDS = tuple(name for name in REPORT_COLUMNS if name != "format")
-_REPORT_SCHEMA = pa.schema([DOCS_SCHEMA.field(n) for n in _REPORT_FIELDS])
+REPORT_FIELDS = tuple(name for name in REPORT_COLUMNS if name != "format")
+_REPORT_SCHEMA = pa.schema([REPORT_COLUMNS[n] for n in REPORT_FIELDS])
 
 
 def report_fields(report: DocReport) -> dict:
     """The DOCS_SCHEMA columns a backend's report fills, fitted to their types; a value that had to
     be clamped flags the document `value_clamped`."""
-    raw = {name: _copied(getattr(report, name)) for name in _REPORT_FIELDS}
+    raw = {name: _copied(getattr(report, name)) for name in REPORT_FIELDS}
     row, changed = fit_row(raw, _REPORT_SCHEMA)
     if changed and CLAMPED_FLAG not in row["flags"]:
         row["flags"].append(CLAMPED_FLAG)
     return row
-
-
-def report_to_row(ref: DocRef, report: DocReport | dict | None, *, status: str, error: str | None,
-                  parser_version: str, parse_seconds: float) -> dict:
-    """One DOCS_SCHEMA row; `report` is a backend's report or its fields as `report_fields` made them."""
-    row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format,
-           "status": status, "error": error, "parser_version": parser_version,
-           "parse_seconds": round(parse_seconds, 4),
-           **{name: [] if pa.types.is_list(REPORT_COLUMNS[name].type) else None for name in _REPORT_FIELDS}}
-    if report is not None:
-        row.update(report if isinstance(report, dict) else report_fields(report))
-    return fit_row(row, DOCS_SCHEMA)[0]
 
 
 def row_to_report(row: dict) -> DocReport:
@@ -337,8 +215,3 @@ def row_to_report(row: dict) -> DocReport:
 def _copied(value: object) -> object:
     """A list value as a new list (report and row never share one), anything else as it is."""
     return list(value) if isinstance(value, list) else value
-
-
-def empty(schema: pa.Schema) -> pa.Table:
-    """A table with no rows."""
-    return schema.empty_table()

@@ -2,12 +2,13 @@
 which gathers them with each format's own (pdf/, office/, html/, ocr/ settings.py).
 
 Each field says its unit in its name or comment and what it was calibrated on. Sections are
-frozen dataclasses gathered in `Settings`; `Settings()` is the default configuration.
+frozen dataclasses gathered in `Settings`; `Settings()` is the default configuration. The Dagster
+layer's own section (fetch, in docclean_assets/sources.py) is read with the same `section_from_dict`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 
 from docclean_assets.extract.html.settings import HtmlSettings
@@ -15,6 +16,8 @@ from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.validation import Fraction, SettingError, check_section
+
+S = TypeVar("S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,30 +137,6 @@ class LimitSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class FetchSettings:
-    """How URL sources are fetched."""
-
-    timeout_s: float = 30.0  # seconds per URL attempt in all: connect, redirects and the whole body
-    max_bytes: int = 50 * 1024 * 1024  # a larger response is refused and recorded as the URL's error
-    # A 5xx answer or a connection failure is retried this many times; 4xx never is. Two retries
-    # ride out a server restart or a load-balancer blip without hammering a dead site.
-    retries: int = 2
-    # Wait before retry n (1-based) is retry_base_delay_s * 2**(n-1) seconds (0.5, 1, 2 ...).
-    retry_base_delay_s: float = 0.5
-    # Redirects followed per URL (http and https targets only); browsers stop at ~20, real sites use 1-3.
-    max_redirects: int = 5
-    # For sources with `render: true`: wall-clock seconds Chromium may take per page, and the virtual
-    # time (ms) its scripts get before the DOM is taken; single-page apps in the tests render in <1 s.
-    render_timeout_s: float = 30.0
-    render_script_budget_ms: int = 5000
-
-    def __post_init__(self) -> None:
-        check_section(self)
-        if self.timeout_s <= 0 or self.max_bytes <= 0:
-            raise ValueError("fetch timeout_s and max_bytes must be > 0")
-
-
-@dataclass(frozen=True, slots=True)
 class QualitySettings:
     """How the retention band is learned from a source's own distribution."""
 
@@ -184,7 +163,6 @@ class Settings:
     boilerplate: BoilerplateSettings = field(default_factory=BoilerplateSettings)
     normalize: NormalizeSettings = field(default_factory=NormalizeSettings)
     limits: LimitSettings = field(default_factory=LimitSettings)
-    fetch: FetchSettings = field(default_factory=FetchSettings)
     quality: QualitySettings = field(default_factory=QualitySettings)
     ocr: OcrSettings = field(default_factory=OcrSettings)  # OCR of scanned pages and pictures (issue 9)
 
@@ -199,20 +177,7 @@ class Settings:
         for section, values in (data or {}).items():
             if section not in {f.name for f in fields(cls)}:
                 raise ValueError(f"unknown settings section {section!r}")
-            if not isinstance(values, dict):
-                raise ValueError(f"settings.{section}: expected a mapping of keys to values, got {values!r}")
-            current = getattr(settings, section)
-            known = {f.name for f in fields(current)}
-            unknown = set(values) - known
-            if unknown:
-                raise ValueError(f"unknown settings key(s) in {section}: {sorted(unknown)}")
-            values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-            try:
-                settings = replace(settings, **{section: replace(current, **values)})
-            except SettingError as exc:
-                raise ValueError(f"settings.{section}.{exc.key}: {exc.reason}") from exc
-            except ValueError as exc:  # a check across fields
-                raise ValueError(f"settings.{section}: {exc}") from exc
+            settings = replace(settings, **{section: section_from_dict(section, getattr(settings, section), values)})
         return settings
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
@@ -223,3 +188,20 @@ class Settings:
             assert is_dataclass(section)
             out[f.name] = {g.name: getattr(section, g.name) for g in fields(section)}
         return out
+
+
+def section_from_dict(name: str, current: S, values: object) -> S:
+    """Settings section `current` with the `values` a user wrote under `settings.<name>` overridden; an
+    unknown key, a value of the wrong type or out of its range is a ValueError naming it."""
+    if not isinstance(values, dict):
+        raise ValueError(f"settings.{name}: expected a mapping of keys to values, got {values!r}")
+    unknown = set(values) - {f.name for f in fields(current)}  # type: ignore[arg-type]
+    if unknown:
+        raise ValueError(f"unknown settings key(s) in {name}: {sorted(unknown)}")
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    try:
+        return replace(current, **values)  # type: ignore[type-var]
+    except SettingError as exc:
+        raise ValueError(f"settings.{name}.{exc.key}: {exc.reason}") from exc
+    except ValueError as exc:  # a check across fields
+        raise ValueError(f"settings.{name}: {exc}") from exc

@@ -7,7 +7,7 @@ import threading
 import dagster as dg
 import pytest
 
-from docclean_assets.extract.settings import FetchSettings
+from docclean_assets.sources import FetchSettings
 from docclean_assets.graph import build_defs
 from docclean_assets import inventory
 from docclean_assets.inventory import fetch

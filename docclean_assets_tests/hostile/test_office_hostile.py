@@ -18,7 +18,7 @@ from docclean_assets.extract.isolate import Job, run_jobs
 from docclean_assets.extract.layout import boxes_to_gutters, boxes_to_reading_order
 from docclean_assets.extract.office.common import parse_xml
 from docclean_assets.extract.office.xmlcheck import FIRST_READ_BYTES, READ_BYTES
-from docclean_assets.extract.schema import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, block_to_row, report_to_row
+from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, block_to_row, report_to_row
 from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets_tests.fixtures.build_docx import CONTRACT_FOOTNOTE, CONTRACT_HEADER, contract_docx

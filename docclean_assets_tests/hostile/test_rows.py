@@ -9,7 +9,8 @@ import pyarrow as pa
 import pytest
 
 from docclean_assets import pipeline
-from docclean_assets.extract.schema import DOCS_SCHEMA, RAW_FILES_SCHEMA, fit_row
+from docclean_assets.extract.schema import fit_row
+from docclean_assets.tables import DOCS_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.extract.settings import LimitSettings, Settings
 from docclean_assets.sources import Source, name_to_text, text_to_name, walk_source
 from docclean_assets.store import ParquetStore

@@ -3,7 +3,8 @@ from dataclasses import fields
 
 import pytest
 
-from docclean_assets.extract.settings import Settings
+from docclean_assets.extract.settings import Settings, section_from_dict
+from docclean_assets.sources import FetchSettings
 
 
 def test_overrides_and_validation():
@@ -36,8 +37,16 @@ def test_overrides_and_validation():
 ])
 def test_wrong_type_or_range_names_the_key(section, key, value, says):
     with pytest.raises(ValueError) as err:
-        Settings.from_dict({section: {key: value}})
+        _parse(section, {key: value})
     assert str(err.value) == f"settings.{section}.{key}: {says}"
+
+
+def _parse(section, values):
+    """A section as a sources.yaml's `settings.<section>` sets it: the library's through Settings, the
+    pipeline's own (fetch) through the same section reader."""
+    if section == "fetch":
+        return section_from_dict("fetch", FetchSettings(), values)
+    return getattr(Settings.from_dict({section: values}), section)
 
 
 def test_right_types_are_accepted():
@@ -68,20 +77,20 @@ def _wrong_value(hint):
     raise AssertionError(f"no wrong value known for {hint!r}: teach this test the new kind of field")
 
 
-SECTIONS = [f.name for f in fields(Settings)]
+SECTIONS = {**typing.get_type_hints(Settings), "fetch": FetchSettings}
 
 
-@pytest.mark.parametrize("section", SECTIONS)
+@pytest.mark.parametrize("section", sorted(SECTIONS))
 def test_every_field_of_every_section_is_validated(section):
     """A field added to any section cannot slip past the type check (nor, if a number, the range check)."""
-    cls = typing.get_type_hints(Settings)[section]
+    cls = SECTIONS[section]
     hints = typing.get_type_hints(cls, include_extras=True)
     for f in fields(cls):
         with pytest.raises(ValueError, match=rf"^settings\.{section}\.{f.name}: (item \d+: )?expected"):
-            Settings.from_dict({section: {f.name: _wrong_value(hints[f.name])}})
+            _parse(section, {f.name: _wrong_value(hints[f.name])})
         if isinstance(getattr(cls(), f.name), (int, float)) and not isinstance(getattr(cls(), f.name), bool):
             with pytest.raises(ValueError, match=rf"^settings\.{section}\.{f.name}: must be"):
-                Settings.from_dict({section: {f.name: -1}})
+                _parse(section, {f.name: -1})
     with pytest.raises(ValueError, match=rf"^{cls.__name__}\.{fields(cls)[0].name}: (item \d+: )?expected"):
         cls(**{fields(cls)[0].name: _wrong_value(hints[fields(cls)[0].name])})  # direct construction too
 

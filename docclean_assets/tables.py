@@ -1,0 +1,141 @@
+"""The explicit pyarrow schema of every table docclean writes, and rows of them: the document columns
+in front of the library's block and report columns (extract/schema.py). Used by the Dagster layer only."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from docclean_assets.extract.model import Block, DocReport
+from docclean_assets.extract.schema import (
+    CONTENT_SCHEMA, LOSS_FIELDS, REPORT_COLUMNS, REPORT_FIELDS, block_row, fit_block_row, fit_row, report_fields,
+    row_to_block,
+)
+
+# Columns that say which document a row belongs to; every per-document table starts with them.
+DOC_FIELDS = [
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("doc_id", pa.string(), nullable=False),  # sha256 of the file's bytes
+    pa.field("path", pa.string(), nullable=False),  # relative to the source root, '/'-separated, or the URL
+    pa.field("format", pa.string()),
+]
+
+BLOCKS_SCHEMA = pa.schema(DOC_FIELDS + list(CONTENT_SCHEMA))
+
+RAW_FILES_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("bytes", pa.int64()),
+        pa.field("ext_format", pa.string()),  # what the extension or Content-Type claims
+        pa.field("format_mismatch", pa.bool_()),
+        pa.field("modified", pa.timestamp("us", tz="UTC")),  # file mtime, or fetch time for URLs
+        pa.field("http_status", pa.int32()),
+        pa.field("blob", pa.string()),  # where the bytes are: absolute file path or fetched-blob path
+        pa.field("rendered", pa.bool_()),  # the DOM came from headless Chromium (`render: true`)
+        pa.field("etag", pa.string()),  # validators of the last fetch, for the next conditional GET
+        pa.field("last_modified", pa.string()),
+        pa.field("error", pa.string()),  # why the file could not be read or fetched
+    ]
+)
+
+QUALITY_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("status", pa.string(), nullable=False),  # 'ok' | 'failed'
+        pa.field("error", pa.string()),
+        REPORT_COLUMNS["method"],  # which extraction path produced the body
+        REPORT_COLUMNS["pages"],
+        REPORT_COLUMNS["raw_chars"],
+        pa.field("kept_chars", pa.int64()),
+        pa.field("retention_ratio", pa.float64()),
+        REPORT_COLUMNS["columns"],
+        pa.field("boilerplate_removed", pa.int32()),
+    ]
+    + LOSS_FIELDS
+    + [
+        pa.field("drop_counts", pa.map_(pa.string(), pa.int32())),  # drop_reason -> number of blocks
+        pa.field("parse_seconds", pa.float64()),
+    ]
+)
+
+# One row per parsed document: its diagnostics as the backend reported them, or its error.
+DOCS_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("error", pa.string()),
+        REPORT_COLUMNS["method"],
+        pa.field("parser_version", pa.string()),
+        pa.field("parse_seconds", pa.float64()),
+        REPORT_COLUMNS["pages"],
+        REPORT_COLUMNS["raw_chars"],
+        REPORT_COLUMNS["columns"],
+    ]
+    + LOSS_FIELDS
+)
+
+BOILERPLATE_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("scope", pa.string(), nullable=False),  # 'pages' (within a document) | 'documents' (site template)
+        pa.field("doc_id", pa.string()),  # the document, for scope='pages'; NULL for scope='documents'
+        pa.field("band", pa.string()),  # 'top' | 'bottom' | NULL
+        pa.field("pattern", pa.string(), nullable=False),  # normalised text (digits -> #)
+        pa.field("example", pa.string(), nullable=False),
+        pa.field("count", pa.int32(), nullable=False),  # pages or documents it occurs in
+        pa.field("out_of", pa.int32(), nullable=False),  # pages of the document or documents of the source
+        pa.field("seen_in", pa.list_(pa.string())),  # page numbers or paths where it was seen
+        pa.field("drop_reason", pa.string(), nullable=False),
+    ]
+)
+
+@dataclass(frozen=True, slots=True)
+class DocRef:
+    """Which document rows belong to."""
+
+    source: str
+    doc_id: str
+    path: str
+    format: str | None
+
+
+def block_to_row(ref: DocRef, b: Block) -> dict:
+    """One BLOCKS_SCHEMA row, fitted to the schema."""
+    row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format, **block_row(b)}
+    return fit_block_row(row, BLOCKS_SCHEMA)[0]
+
+
+def content_to_blocks_table(ref: DocRef, content: pa.Table) -> pa.Table:
+    """The BLOCKS_SCHEMA table of one document: its content with the document's columns in front."""
+    n = content.num_rows
+    doc_cols = [pa.array([getattr(ref, f.name)] * n, f.type) for f in DOC_FIELDS]
+    return pa.Table.from_arrays([*doc_cols, *content.columns], schema=BLOCKS_SCHEMA)
+
+
+def blocks_to_table(items: Iterable[tuple[DocRef, Block]]) -> pa.Table:
+    """A BLOCKS_SCHEMA table from (document, block) pairs."""
+    return pa.Table.from_pylist([block_to_row(ref, b) for ref, b in items], schema=BLOCKS_SCHEMA)
+
+
+def table_to_blocks(table: pa.Table) -> Iterator[tuple[DocRef, Block]]:
+    """(document, block) pairs back from a BLOCKS_SCHEMA table."""
+    for row in table.to_pylist():
+        yield DocRef(row["source"], row["doc_id"], row["path"], row["format"]), row_to_block(row)
+
+
+def report_to_row(ref: DocRef, report: DocReport | dict | None, *, status: str, error: str | None,
+                  parser_version: str, parse_seconds: float) -> dict:
+    """One DOCS_SCHEMA row; `report` is a backend's report or its fields as `report_fields` made them."""
+    row = {"source": ref.source, "doc_id": ref.doc_id, "path": ref.path, "format": ref.format,
+           "status": status, "error": error, "parser_version": parser_version,
+           "parse_seconds": round(parse_seconds, 4),
+           **{name: [] if pa.types.is_list(REPORT_COLUMNS[name].type) else None for name in REPORT_FIELDS}}
+    if report is not None:
+        row.update(report if isinstance(report, dict) else report_fields(report))
+    return fit_row(row, DOCS_SCHEMA)[0]
+
+
+def empty(schema: pa.Schema) -> pa.Table:
+    """A table with no rows."""
+    return schema.empty_table()
