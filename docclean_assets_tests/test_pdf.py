@@ -321,7 +321,9 @@ def test_line_joins_and_raw_chars() -> None:
     drawn = "A paragraph with an exam-" + "ple of hyphenation and" + "a third line."
     assert ex.report.raw_chars == sum(1 for ch in drawn if not ch.isspace())
     assert ex.report.pages == 1 and ex.report.format == "pdf"
-    assert set(ex.trace) >= {"chars", "words", "lines", "blocks", "gutters", "order"}
+    page = ex.trace.page(1)
+    assert [w.text for w in page.words][:2] == ["A", "paragraph"] and len(page.lines) == 3
+    assert [b.text for b in page.pull_quotes] == [b.text for b in ex.blocks]
 
 
 def test_superscript_marker_stays_in_its_word() -> None:

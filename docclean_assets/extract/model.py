@@ -188,4 +188,6 @@ class Extraction:
 
     blocks: list[Block]
     report: DocReport
-    trace: dict[str, object] = field(default_factory=dict)  # stage name -> that stage's output, for debugging
+    # Each stage's output, for debugging only (nothing reads it as an input): the PDF backend's typed
+    # `PdfTrace` (pdf/trace.py, one `PageTrace` per page), a dict of named values for the others.
+    trace: object = field(default_factory=dict)

@@ -180,9 +180,9 @@ def _text_stages(s: str) -> None:
     assert join_lines([s[:1] + "-"] * 1000).count(LINE_BREAK_HYPHEN) == (999 if s[:1].isalpha() else 0)
     body, display, note = _block(s, 10.0, 100.0), _block(s, 20.0, 300.0), _block(s, 7.0, 700.0)
     pages = [(info, [body, display, note])]
-    blocks_to_kinds(pages, 10.0, settings)
-    assert page_footnotes([body, display, note], info, 10.0, settings) <= 1
-    assert pages_to_pull_quotes([[body, display, note]], 10.0, settings) <= 1
+    [kinded] = blocks_to_kinds(pages, 10.0, settings)
+    assert sum(b.kind == "footnote" for b in page_footnotes(kinded, info, 10.0, settings)) <= 1
+    assert pages_to_pull_quotes([kinded], 10.0, settings).count <= 1
     assert len(fold(s).offsets) <= len(s)
     assert cells_read_as_math([s, s, "x"], settings) in (True, False)
     assert rows_to_markdown([[s, "a"], ["b", s]]).count("\n") == 2
@@ -212,16 +212,17 @@ def _pull_quote_searches() -> None:
     for n in (settings.pull_quote_max_tokens, 1500):
         words = [f"w{i}" for i in range(n)]
         quote = _block(" ".join(words), 20.0, 20.0)
-        assert pages_to_pull_quotes([[quote, _block(" ".join(words[::-1] * (60_000 // n)), 10.0, 100.0)]],
-                                    10.0, settings) == 0
-        assert quote.kind == "paragraph"
+        none = pages_to_pull_quotes([[quote, _block(" ".join(words[::-1] * (60_000 // n)), 10.0, 100.0)]],
+                                    10.0, settings)
+        assert none.count == 0 and none.pages[0][0] is quote and quote.kind == "paragraph"
     lead = "the harbour board met on tuesday " * 20_000
     abridged = _block("the harbour board met ... voted to close the quay", 20.0, 20.0)
-    assert pages_to_pull_quotes([[abridged, _block(lead, 10.0, 100.0)]], 10.0, settings) == 0
+    assert pages_to_pull_quotes([[abridged, _block(lead, 10.0, 100.0)]], 10.0, settings).count == 0
     found = _block(lead + "the harbour board met and at last voted to close the quay", 10.0, 100.0)
-    assert pages_to_pull_quotes([[abridged, found]], 10.0, settings) == 1
-    assert abridged.kind == "pull_quote" and ("match", "abridged") in abridged.extra
-    assert abridged.anchor_to is found
+    result = pages_to_pull_quotes([[abridged, found]], 10.0, settings)
+    quote = result.pages[0][0]
+    assert result.count == 1 and quote.kind == "pull_quote" and ("match", "abridged") in quote.extra
+    assert quote.anchor_to is found and abridged.kind == "paragraph"
 
 
 def test_pull_quote_search_finishes_on_bodies_built_against_it():

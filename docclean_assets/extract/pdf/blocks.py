@@ -1,17 +1,19 @@
 """Stage 3: lines to blocks (paragraphs) from spacing, size changes and indentation, never newlines."""
 from __future__ import annotations
 
+import copy
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
 from docclean_assets.extract.pdf.lines import Line
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class PBlock:
-    """A block under construction: its lines and the labels later stages give it."""
+    """A block: its lines and its labels. Only the stage that builds a block grows it (`add`); later
+    stages never change it but return relabelled copies (`relabel`). Compared by identity."""
 
     lines: list[Line]
     page: int
@@ -19,7 +21,7 @@ class PBlock:
     drop_reason: str | None = None
     level: int | None = None
     column: int = 0  # set by the reading-order stage
-    extra: list[tuple[str, str]] = field(default_factory=list)
+    extra: tuple[tuple[str, str], ...] = ()
     anchor_to: PBlock | None = None  # the body block an aside (call-out, margin note, pull quote) refers to
     parts: list[PBlock] | None = None  # an aside built from several paragraphs: its text keeps their breaks
     x0: float = 0.0
@@ -32,6 +34,13 @@ class PBlock:
         self.top = min(ln.top for ln in self.lines)
         self.x1 = max(ln.x1 for ln in self.lines)
         self.bottom = max(ln.bottom for ln in self.lines)
+
+    def relabel(self, **changes: object) -> PBlock:
+        """A copy of the block with the given fields changed; the block itself is left as it is."""
+        new = copy.copy(self)
+        for name, value in changes.items():
+            setattr(new, name, value)
+        return new
 
     def add(self, ln: Line) -> None:
         """Append a line, growing the box."""

@@ -14,9 +14,6 @@ from docclean_assets.extract.pdf.settings import PdfSettings
 
 Box = tuple[float, float, float, float]
 _TABLE_WORDS = ("table", "tab.", "tabelle")
-# A figure's graphics are grown from its seed for at most this many passes (each pass adds every
-# graphic near the box so far; real figures settle in a few).
-_MAX_GROW_PASSES = 20
 
 
 def _gap(top: float, bottom: float, cap: PBlock) -> float:
@@ -51,7 +48,7 @@ def caption_to_figure(cap: PBlock, graphics: list[Graphic], avoid: list[Box], bo
     seed = min(seeds, key=lambda g: _gap(g.top, g.bottom, cap))
     box: Box = (seed.x0, seed.top, seed.x1, seed.bottom)
     rest = [g for g in pool if g is not seed]
-    for _ in range(_MAX_GROW_PASSES):
+    for _ in range(s.figure_max_grow_passes):
         grown = [g for g in rest if _near(g, box, s.figure_cluster_gap_pt) and _gap(g.top, g.bottom, cap) > 0]
         if not grown:
             break
@@ -62,23 +59,27 @@ def caption_to_figure(cap: PBlock, graphics: list[Graphic], avoid: list[Box], bo
     return box
 
 
-def captions_to_links(ordered: list[PBlock], graphics: list[Graphic], body: float, s: PdfSettings) -> int:
-    """Link, in place, the page's table captions to their tables (`anchor_to`) and record each
-    figure caption's figure box (`figure_bbox` in its meta); return how many captions were linked."""
+def captions_to_links(ordered: list[PBlock], graphics: list[Graphic], body: float, s: PdfSettings) -> list[PBlock]:
+    """The page's blocks with each table caption linked to its table (`anchor_to`) and each figure
+    caption's figure box recorded (`figure_bbox` in its meta): relabelled copies of the captions
+    linked, the other blocks as they are."""
     tables = [b for b in ordered if b.kind == "table"]
     avoid = [(t.x0, t.top, t.x1, t.bottom) for t in tables]
-    linked = 0
+    out: list[PBlock] = []
     for cap in ordered:
-        if cap.kind != "caption" or cap.drop_reason is not None:
-            continue
-        if cap.text.lower().startswith(_TABLE_WORDS):
-            table = caption_to_table(cap, tables, body, s)
-            if table is not None:
-                cap.anchor_to = table
-                linked += 1
-            continue
-        box = caption_to_figure(cap, graphics, avoid, body, s)
-        if box is not None:
-            cap.extra.append(("figure_bbox", ",".join(f"{v:.1f}" for v in box)))
-            linked += 1
-    return linked
+        if cap.kind == "caption" and cap.drop_reason is None:
+            cap = _linked(cap, tables, graphics, avoid, body, s)
+        out.append(cap)
+    return out
+
+
+def _linked(cap: PBlock, tables: list[PBlock], graphics: list[Graphic], avoid: list[Box], body: float,
+            s: PdfSettings) -> PBlock:
+    """The caption linked to its table or with its figure's box, or as it is when it names neither."""
+    if cap.text.lower().startswith(_TABLE_WORDS):
+        table = caption_to_table(cap, tables, body, s)
+        return cap if table is None else cap.relabel(anchor_to=table)
+    box = caption_to_figure(cap, graphics, avoid, body, s)
+    if box is None:
+        return cap
+    return cap.relabel(extra=(*cap.extra, ("figure_bbox", ",".join(f"{v:.1f}" for v in box))))

@@ -1,14 +1,16 @@
 """PDF backend: bytes to typed blocks in reading order, via pure stages chained by `extract_pdf`.
 
-Stages (each a pure function; every intermediate is kept in `Extraction.trace`, keyed by stage and
-1-based page): chars -> split (rotated lines, light watermark text) -> words -> lines -> blocks ->
-gutters -> reading order -> kinds (title, headings, captions) -> footnotes -> Block records.
+Stages (each a pure function returning new values; each one's output is kept in the page's
+`PageTrace`, see pdf/trace.py): chars -> split (rotated lines, light watermark text) -> words ->
+lines -> blocks -> gutters -> kinds (title, headings, captions) -> reading order -> footnotes ->
+asides placed -> captions linked -> pull quotes -> Block records.
 Tables leave the flow as one `table` block each: ruled tables (pdf/tables.py) before the call-out
 panels, so a table's frame is never a panel; borderless ones (pdf/table_grid.py) once the gutters
 are known. Captions are linked to their table or figure after reading order (pdf/captions.py).
 Asides (call-out panels found on the page's vector graphics, sidebars, margin notes) leave the flow
 before the column analysis and return after reading order, each after the body block it refers to;
-pull quotes are found last, across pages.
+pull quotes are found last, across pages. A stage that labels a block returns a relabelled copy;
+the orchestrator then points every anchor (`anchor_to`) at the copy.
 """
 from __future__ import annotations
 
@@ -19,12 +21,12 @@ from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, re
 from docclean_assets.extract.ocr.engine import OcrRun
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
 from docclean_assets.extract.pdf.captions import captions_to_links
-from docclean_assets.extract.pdf.chars import Char, PageInfo, modal_size, pdf_to_pages
+from docclean_assets.extract.pdf.chars import Char, PageContent, PageInfo, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
 from docclean_assets.extract.pdf.footnotes import page_footnotes
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
-from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
+from docclean_assets.extract.pdf.lines import Line, Word, chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
 from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META, open_pdf
@@ -40,6 +42,7 @@ from docclean_assets.extract.pdf.regions import (
 from docclean_assets.extract.pdf.table_grid import lines_to_borderless_tables
 from docclean_assets.extract.pdf.table_model import TableBlock
 from docclean_assets.extract.pdf.tables import page_to_ruled_tables
+from docclean_assets.extract.pdf.trace import PageTrace, PdfTrace
 from docclean_assets.extract.pdf.watermark import CharSplit, RotatedLine, split_chars
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.settings import Settings
@@ -49,23 +52,32 @@ __all__ = ["PAGE_TURN_META", "extract_pdf"]
 
 def _rotated_block(r: RotatedLine, page: int) -> PBlock:
     line = Line(r.text, r.x0, r.top, r.x1, r.bottom, r.size, len(r.text), 0, ())
-    blk = PBlock([line], page)
+    extra = (("rotation_deg", f"{r.angle:.0f}"),)
     if r.diagonal:
-        blk.drop_reason = "watermark"
-    else:
-        blk.kind = "margin_note"
-    blk.extra.append(("rotation_deg", f"{r.angle:.0f}"))
-    return blk
+        return PBlock([line], page, drop_reason="watermark", extra=extra)
+    return PBlock([line], page, kind="margin_note", extra=extra)
 
 
 class PageLayout(NamedTuple):
-    """One page before ordering: its flow blocks (body, watermark, rotated margin notes), gutters,
-    and asides (call-outs, sidebars, margin notes) to place after reading order."""
+    """One page before ordering: the outputs of its page-level stages, ending with its flow blocks
+    (body, tables, watermark, rotated margin notes) and the gutters found on them."""
 
-    blocks: list[PBlock]
+    split: CharSplit
+    ruled_tables: list[TableBlock]
+    callouts: list[PBlock]
+    words: list[Word]
+    lines: list[Line]
     gutters: list[Gutter]
-    asides: list[PBlock]
+    borderless_tables: list[TableBlock]
+    margin_notes: list[PBlock]
+    sidebars: list[PBlock]
+    blocks: list[PBlock]
     reversed_chars: int
+
+    @property
+    def asides(self) -> list[PBlock]:
+        """Call-outs, margin notes and sidebars: placed after reading order."""
+        return self.callouts + self.margin_notes + self.sidebars
 
 
 def _panels(info: PageInfo, parts: CharSplit, graphics: list[Graphic], body: float, s: PdfSettings,
@@ -74,29 +86,20 @@ def _panels(info: PageInfo, parts: CharSplit, graphics: list[Graphic], body: flo
     boxes drawn within the ruled `tables` are no panels."""
     avoid = [(t.x0, t.top, t.x1, t.bottom) for t in tables]
     split = chars_to_panels(parts.normal, parts.light, graphics_to_panels(graphics, info, body, s, avoid), s)
-    flow, callouts, reversed_chars = split.flow, [], 0
+    flow, callouts, reversed_chars = list(split.flow), [], 0
     for panel, chars, n_reversed in split.panels:
         reversed_chars += n_reversed
         callout = panel_to_callout(panel, chars, info.number, s)
-        if callout is None:  # too little text for a panel: back into the flow
+        if callout is None:  # too little text for a panel: back into the flow, after its chars
             flow.extend(chars)
             continue
         if n_reversed:
-            callout.extra.append(("reversed_chars", str(n_reversed)))
+            callout = callout.relabel(extra=(*callout.extra, ("reversed_chars", str(n_reversed))))
         callouts.append(callout)
-    if len(flow) != len(split.flow):
-        flow.sort(key=lambda c: c.seq)
     return flow, split.light, callouts, reversed_chars
 
 
-def _page_blocks(
-    info: PageInfo,
-    chars: list[Char],
-    graphics: list[Graphic],
-    body: float,
-    s: PdfSettings,
-    trace: dict[str, dict[int, object]],
-) -> PageLayout:
+def _page_blocks(info: PageInfo, chars: list[Char], graphics: list[Graphic], body: float, s: PdfSettings) -> PageLayout:
     """Blocks of one page before ordering, its gutters and its asides.
 
     Gutters are found on the first blocks; lines merged across a narrow gutter are then split there
@@ -105,8 +108,8 @@ def _page_blocks(
     """
     parts = split_chars(chars, body, s)
     ruled = page_to_ruled_tables(parts.normal, graphics, info.number, s)
-    flow, light, asides, reversed_chars = _panels(info, parts._replace(normal=ruled.rest), graphics, body, s,
-                                                  ruled.tables)
+    flow, light, callouts, reversed_chars = _panels(info, parts._replace(normal=ruled.rest), graphics, body, s,
+                                                    ruled.tables)
     words = chars_to_words(flow, s)
     lines = words_to_lines(words, s)
     blocks = lines_to_blocks(lines, info.number, s)
@@ -123,27 +126,45 @@ def _page_blocks(
         blocks = lines_to_blocks(lines, info.number, s)
         gutters = blocks_to_gutters(blocks, s)
     notes = blocks_to_margin_notes(blocks, body, s)
-    for b in notes:
-        blocks.remove(b)
-    sidebars = blocks_to_sidebars(blocks, body, s)
-    if notes or sidebars:
-        gutters = blocks_to_gutters(blocks, s)
-    asides += notes + sidebars
-    tables = ruled.tables + borderless.tables
-    blocks.extend(tables)
-    for blk in lines_to_blocks(words_to_lines(chars_to_words(light, s), s), info.number, s):
-        blk.drop_reason = "watermark"
-        blocks.append(blk)
-    blocks.extend(_rotated_block(r, info.number) for r in parts.rotated)
-    n = info.number
-    trace["split"][n] = parts
-    trace["gutters"][n] = gutters
-    trace["words"][n] = words
-    trace["lines"][n] = lines
-    trace["blocks"][n] = list(blocks)
-    trace["asides"][n] = list(asides)
-    trace["tables"][n] = tables
-    return PageLayout(blocks, gutters, asides, reversed_chars)
+    sidebars = blocks_to_sidebars(notes.flow, body, s)
+    if notes.asides or sidebars.asides:
+        gutters = blocks_to_gutters(sidebars.flow, s)
+    watermark = [b.relabel(drop_reason="watermark")
+                 for b in lines_to_blocks(words_to_lines(chars_to_words(light, s), s), info.number, s)]
+    flow_blocks = [*sidebars.flow, *ruled.tables, *borderless.tables, *watermark,
+                   *(_rotated_block(r, info.number) for r in parts.rotated)]
+    return PageLayout(parts, ruled.tables, callouts, words, lines, gutters, borderless.tables, notes.asides,
+                      sidebars.asides, flow_blocks, reversed_chars)
+
+
+def _follow_anchors(pages: list[list[PBlock]], replaced: dict[int, PBlock]) -> list[list[PBlock]]:
+    """The pages with every anchor (`anchor_to`) to a block a stage replaced pointing at its
+    replacement (`replaced` maps id(old block) to the new one); blocks re-pointed are copies."""
+    if not replaced:
+        return pages
+    latest: dict[int, PBlock] = {}
+
+    def current(b: PBlock) -> PBlock:
+        new = replaced.get(id(b), b)
+        if new is not b:
+            return current(new)
+        if id(b) not in latest:
+            target = b.anchor_to
+            now = None if target is None else current(target)
+            latest[id(b)] = b if now is target else b.relabel(anchor_to=now)
+        return latest[id(b)]
+
+    return [[current(b) for b in page] for page in pages]
+
+
+def _replacements(before: list[list[PBlock]], after: list[list[PBlock]]) -> dict[int, PBlock]:
+    """id(old block) -> its replacement, for a stage that returns each page's blocks in their order."""
+    return {id(a): b for old, new in zip(before, after, strict=True) for a, b in zip(old, new, strict=True) if a is not b}
+
+
+def _relabelled(before: list[list[PBlock]], after: list[list[PBlock]]) -> list[list[PBlock]]:
+    """A relabelling stage's output with the anchors to the blocks it replaced following them."""
+    return _follow_anchors(after, _replacements(before, after))
 
 
 def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
@@ -173,18 +194,16 @@ def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
 def extract_pdf(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> Extraction:
     """Blocks of a PDF in reading order, with OCR'd pages and pictures merged in when `ocr` is on
     (see pdf/ocr_pages); raises ExtractionError for unreadable files."""
-    ext = _extract_text_layer(data, settings)
-    return ext if ocr is None else extraction_with_ocr(data, ext, ocr)
+    ext, pages = _extract_text_layer(data, settings)
+    if ocr is None:
+        return ext
+    chars = {p.info.number: p.chars for p in pages}
+    turns = {p.info.number: p.info.turn for p in pages}
+    return extraction_with_ocr(data, ext, ocr, chars, turns)
 
 
-def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
-    """Blocks of the PDF's text layer in reading order; raises ExtractionError for unreadable files."""
-    s = settings.pdf
-    report = DocReport(format="pdf")
-    trace: dict[str, dict[int, object]] = {
-        k: {} for k in ("info", "chars", "graphics", "split", "asides", "words", "lines", "blocks", "gutters",
-                        "order", "tables")
-    }
+def _read_pages(data: bytes, report: DocReport, s: PdfSettings) -> list[PageContent]:
+    """Each page's chars and graphics; raises ExtractionError for unreadable files."""
     pdf = open_pdf(data)
     try:
         pages = list(pdf_to_pages(pdf, report.flags, s))
@@ -196,41 +215,62 @@ def _extract_text_layer(data: bytes, settings: Settings) -> Extraction:
         pdf.close()
     if not pages:
         raise ExtractionError("PDF has no pages")
+    return pages
+
+
+def _extract_text_layer(data: bytes, settings: Settings) -> tuple[Extraction, list[PageContent]]:
+    """Blocks of the PDF's text layer in reading order (trace: a `PdfTrace`), and the pages as read;
+    raises ExtractionError for unreadable files."""
+    s = settings.pdf
+    report = DocReport(format="pdf")
+    pages = _read_pages(data, report, s)
     report.pages = len(pages)
     report.raw_chars = sum(p.raw_chars for p in pages)
     if report.raw_chars == 0:
         report.flag("no_text_layer")
-        return Extraction([], report, {k: v for k, v in trace.items()})
+        return Extraction([], report, PdfTrace(s.body_size_fallback_pt, ())), pages
     body = modal_size([c for p in pages for c in p.chars], s)
-    trace["body_size"] = {0: body}
-    per_page: list[tuple[PageInfo, list[PBlock]]] = []
-    layouts: list[PageLayout] = []
-    for info, chars, _raw, graphics in pages:
-        trace["info"][info.number] = info
-        trace["chars"][info.number] = chars
-        trace["graphics"][info.number] = graphics
-        layout = _page_blocks(info, chars, graphics, body, s, trace)
-        per_page.append((info, layout.blocks))
-        layouts.append(layout)
-    blocks_to_kinds(per_page, body, s)
-    ordered_pages: list[list[PBlock]] = []
-    for (info, blocks), layout, page in zip(per_page, layouts, pages, strict=True):
+    layouts = [_page_blocks(p.info, p.chars, p.graphics, body, s) for p in pages]
+    kinds = blocks_to_kinds([(p.info, layout.blocks) for p, layout in zip(pages, layouts, strict=True)], body, s)
+    orders, footnotes, placed, captions = [], [], [], []
+    for page, layout, blocks in zip(pages, layouts, kinds, strict=True):
         ordered, ncols, unresolved = blocks_to_reading_order(blocks, layout.gutters, s)
         report.unresolved_regions += unresolved
         report.columns = max(report.columns, ncols)
-        report.footnotes += page_footnotes(ordered, info, body, s)
-        ordered = place_asides(ordered, layout.asides)
-        captions_to_links(ordered, page.graphics, body, s)
-        trace["order"][info.number] = ordered
-        ordered_pages.append(ordered)
+        noted = page_footnotes(ordered, page.info, body, s)
+        report.footnotes += sum(1 for a, b in zip(ordered, noted, strict=True) if a is not b)
+        with_asides = place_asides(noted, layout.asides, s)
+        [captioned] = _relabelled([with_asides], [captions_to_links(with_asides, page.graphics, body, s)])
+        orders.append(ordered)
+        footnotes.append(noted)
+        placed.append(with_asides)
+        captions.append(captioned)
         if layout.reversed_chars:
             report.flag("reversed_text")
-    report.pull_quotes = pages_to_pull_quotes(ordered_pages, body, s)
-    everything = [(info, b) for (info, _), ordered in zip(per_page, ordered_pages, strict=True) for b in ordered]
+    quotes = pages_to_pull_quotes(captions, body, s)
+    report.pull_quotes = quotes.count
+    final = _relabelled(captions, quotes.pages)
+    trace = PdfTrace(body, tuple(
+        PageTrace(p.info, p.chars, p.graphics, lay.split, lay.ruled_tables, lay.callouts, lay.words, lay.lines,
+                  lay.gutters, lay.borderless_tables, lay.margin_notes, lay.sidebars, lay.blocks, k, o, f, a, c, q)
+        for p, lay, k, o, f, a, c, q in zip(pages, layouts, kinds, orders, footnotes, placed, captions, final,
+                                           strict=True)
+    ))
+    out = _records(pages, final)
+    return Extraction(renumber(out), _counted(report, out), trace), pages
+
+
+def _records(pages: list[PageContent], final: list[list[PBlock]]) -> list[Block]:
+    """The Block records of every page's final blocks, anchors as indexes into the document."""
+    everything = [(p.info, b) for p, blocks in zip(pages, final, strict=True) for b in blocks]
     index = {id(b): i for i, (_info, b) in enumerate(everything)}
-    out = [_to_block(b, info, index.get(id(b.anchor_to))) for info, b in everything]
+    return [_to_block(b, info, index.get(id(b.anchor_to))) for info, b in everything]
+
+
+def _counted(report: DocReport, out: list[Block]) -> DocReport:
+    """The report with the document's call-outs, margin notes and tables counted."""
     report.callouts = sum(1 for b in out if b.kind == "callout")
     report.margin_notes = sum(1 for b in out if b.kind == "margin_note")
     report.tables = sum(1 for b in out if b.kind == "table")
     report.tables_fallback = sum(1 for b in out if b.get_meta("table") == "fallback")
-    return Extraction(renumber(out), report, trace)
+    return report

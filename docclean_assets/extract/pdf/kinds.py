@@ -18,63 +18,85 @@ def _is_size_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
 def _is_bold_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
     text = b.text
     return (
-        b.bold_fraction >= 0.9
-        and len(b.lines) <= 2
+        b.bold_fraction >= s.bold_heading_min_bold_fraction
+        and len(b.lines) <= s.bold_heading_max_lines
         and len(text) <= s.bold_heading_max_chars
-        and b.size >= 0.95 * body
+        and b.size >= s.bold_heading_min_size_ratio * body
         and any(ch.isalpha() for ch in text)
     )
 
 
+def _other_kind(b: PBlock, body: float, s: PdfSettings) -> str:
+    """The kind of a body paragraph that is no size heading: heading (bold), caption, list item, or
+    still paragraph."""
+    if _is_bold_heading(b, body, s):
+        return "heading"
+    text = b.text
+    if _CAPTION.match(text):
+        return "caption"
+    if _BULLET.match(text):
+        return "list_item"
+    return "paragraph"
+
+
 def blocks_to_kinds(
     pages: list[tuple[PageInfo, list[PBlock]]], body: float, settings: PdfSettings
-) -> None:
-    """Label, in place, headings (size or bold), the title on page 1, captions and list items.
+) -> list[list[PBlock]]:
+    """Each page's blocks with headings (size or bold), the title on page 1, captions and list items
+    labelled: relabelled copies of the blocks that change, the others as they are.
 
     Heading levels rank the distinct heading sizes of the document, largest = 1; bold headings at
     body size come one level below the smallest larger-size heading.
     """
+    kinds: dict[int, str] = {}  # id(block) -> new kind
     size_heads: list[PBlock] = []
     for _info, blocks in pages:
         for b in blocks:
             if b.drop_reason is not None or b.kind != "paragraph":
                 continue
-            text = b.text
             if _is_size_heading(b, body, settings):
-                b.kind = "heading"
+                kinds[id(b)] = "heading"
                 size_heads.append(b)
-            elif _is_bold_heading(b, body, settings):
-                b.kind = "heading"
-            elif _CAPTION.match(text):
-                b.kind = "caption"
-            elif _BULLET.match(text):
-                b.kind = "list_item"
-    title = _pick_title(pages, size_heads, settings)
+            elif (kind := _other_kind(b, body, settings)) != "paragraph":
+                kinds[id(b)] = kind
+    title = _pick_title(pages, size_heads, kinds, settings)
     sizes = sorted({b.size for b in size_heads if b is not title}, reverse=True)
     rank = {sz: i + 1 for i, sz in enumerate(sizes)}
+    out: list[list[PBlock]] = []
     for _info, blocks in pages:
+        page: list[PBlock] = []
         for b in blocks:
-            if b.kind == "heading":
-                b.level = min(6, rank.get(b.size, len(sizes) + 1))
+            kind = kinds.get(id(b), b.kind)
+            if b is title:
+                b = b.relabel(kind="title", level=None)
+            elif kind == "heading":
+                b = b.relabel(kind=kind, level=min(settings.heading_max_level, rank.get(b.size, len(sizes) + 1)))
+            elif kind != b.kind:
+                b = b.relabel(kind=kind)
+            page.append(b)
+        out.append(page)
+    return out
 
 
 def _pick_title(
-    pages: list[tuple[PageInfo, list[PBlock]]], size_heads: list[PBlock], settings: PdfSettings
+    pages: list[tuple[PageInfo, list[PBlock]]], size_heads: list[PBlock], kinds: dict[int, str],
+    settings: PdfSettings,
 ) -> PBlock | None:
-    """The largest text on page 1 near its top, relabelled `title`; None when there is none."""
+    """The largest text on page 1 near its top (a size heading there), to be labelled `title`; None
+    when there is none."""
     if not pages:
         return None
     info, first = pages[0]
+    heads = {id(b) for b in size_heads}
     cands = [
         b
         for b in first
-        if b.kind == "heading" and b in size_heads and b.top <= settings.title_max_top_fraction * info.height
+        if kinds.get(id(b), b.kind) == "heading" and id(b) in heads
+        and b.top <= settings.title_max_top_fraction * info.height
     ]
     if not cands:
         return None
     biggest = max(b.size for b in cands)
     if any(b.size > biggest for b in first if b.drop_reason is None):
         return None
-    title = min((b for b in cands if b.size == biggest), key=lambda b: b.top)
-    title.kind, title.level = "title", None
-    return title
+    return min((b for b in cands if b.size == biggest), key=lambda b: b.top)

@@ -196,12 +196,12 @@ def _merge(blocks: list[Block], page_new: dict[int, tuple[list[Block], list[Bloc
     return renumber(out)
 
 
-def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun) -> Extraction:
-    """The PDF extraction with OCR'd pages and pictures merged in and the OCR counts reported."""
+def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun, chars_by_page: dict[int, list[Char]],
+                        turns: dict[int, int]) -> Extraction:
+    """The PDF extraction with OCR'd pages and pictures merged in and the OCR counts reported;
+    `chars_by_page` and `turns` are each page's text-layer chars and the turn they were read in."""
     if not run.enabled:
         return ext
-    chars_by_page: dict[int, list[Char]] = ext.trace.get("chars", {})  # type: ignore[assignment]
-    turns = {n: info.turn for n, info in ext.trace.get("info", {}).items()}  # type: ignore[attr-defined]
     page_new: dict[int, tuple[list[Block], list[Block]]] = {}
     pdf = open_pdf(data)
     try:

@@ -19,15 +19,16 @@ def _rows_then_x(blocks: list[PBlock], s: PdfSettings) -> list[PBlock]:
     return rows_then_x(blocks, lambda a, b: s.row_align_em * min(a.size, b.size))
 
 
-def _grid_bands(seg: list[PBlock], settings: PdfSettings) -> list[list[PBlock]]:
+def _grid_bands(seg: list[PBlock], settings: PdfSettings, column: dict[int, int]) -> list[list[PBlock]]:
     """The segment cut into rows when it is a grid of cards rather than columns: headings in
     different columns start at the same height on `grid_min_aligned_rows` rows or more (card 1 |
-    card 2 over card 3 | card 4 reads 1, 2, 3, 4). Otherwise the whole segment, read by columns."""
+    card 2 over card 3 | card 4 reads 1, 2, 3, 4). Otherwise the whole segment, read by columns.
+    `column` maps id(block) to its column."""
     heads = sorted((b for b in seg if b.kind in ("heading", "title")), key=lambda b: b.top)
     rows: list[float] = []
     for i, a in enumerate(heads):
         tol = settings.grid_align_em * a.size
-        if any(b.column != a.column and abs(b.top - a.top) <= tol for b in heads[i + 1:]) and \
+        if any(column[id(b)] != column[id(a)] and abs(b.top - a.top) <= tol for b in heads[i + 1:]) and \
                 not any(abs(a.top - r) <= tol for r in rows):
             rows.append(a.top)
     if len(rows) < settings.grid_min_aligned_rows:
@@ -41,23 +42,25 @@ def _grid_bands(seg: list[PBlock], settings: PdfSettings) -> list[list[PBlock]]:
 
 def blocks_to_reading_order(blocks: list[PBlock], gutters: list[Gutter],
                             settings: PdfSettings) -> tuple[list[PBlock], int, int]:
-    """The page's blocks in reading order, how many columns it has (0 when it has no text), and
-    how many blocks straddle some but not all columns mid-page (their place is a guess)."""
+    """The page's blocks in reading order (copies of those whose column changes), how many columns
+    it has (0 when it has no text), and how many blocks straddle some but not all columns mid-page
+    (their place is a guess)."""
     content = [b for b in blocks if b.drop_reason is None and b.kind != "margin_note"]
     rest = [b for b in blocks if not (b.drop_reason is None and b.kind != "margin_note")]
     tail = _rows_then_x(rest, settings)
     if not content:
         return tail, 0, 0
     if not gutters:
-        for b in content:
-            b.column = 0
-        return _rows_then_x(content, settings) + tail, 1, 0
+        return [_in_column(b, 0) for b in _rows_then_x(content, settings)] + tail, 1, 0
     placement = boxes_to_columns(content, gutters)
-    for b in content:
-        b.column = placement.column[id(b)]
     # Right-to-left pages (Arabic, Hebrew) read their columns from the right.
     rtl = is_rtl(" ".join(b.text for b in placement.cols))
     ordered = columns_to_order(placement, len(gutters) + 1, lambda seg: _rows_then_x(seg, settings),
-                               right_to_left=rtl, bands=lambda seg: _grid_bands(seg, settings))
+                               right_to_left=rtl, bands=lambda seg: _grid_bands(seg, settings, placement.column))
     ncols = len(gutters) + 1 if placement.cols else 1
-    return ordered + tail, ncols, placement.unresolved
+    return [_in_column(b, placement.column[id(b)]) for b in ordered] + tail, ncols, placement.unresolved
+
+
+def _in_column(b: PBlock, column: int) -> PBlock:
+    """The block with its column set (a copy when it changes)."""
+    return b if b.column == column else b.relabel(column=column)

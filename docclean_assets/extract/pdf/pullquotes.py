@@ -24,13 +24,6 @@ _QUOTES = frozenset("\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\
 _DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212")
 _ELLIPSIS = re.compile(r"\.\s*\.\s*\.|\u2026|\[\.\.\.\]")
 _WORD = re.compile(r"\w+")
-# An abridged quote's pieces must occur within a passage at most this many times the quote's length.
-_ABRIDGED_SPAN_FACTOR = 3.0
-# Candidate passages for the word-overlap test are this many times the quote's word count long.
-_OVERLAP_WINDOW_FACTOR = 1.5
-# At most this many passages (those holding the most of the quote's words) are aligned with the
-# quote: in prose a few passages qualify, in text made of the quote's own words every one would.
-_OVERLAP_MAX_PASSAGES = 64
 DISPLAY_KINDS = ("heading", "paragraph", "callout")
 
 
@@ -99,7 +92,7 @@ class Match(NamedTuple):
     score: float  # fraction of the quote's words found
 
 
-def _find(quote: str, pool: str, min_overlap: float) -> Match | None:
+def _find(quote: str, pool: str, s: PdfSettings) -> Match | None:
     """The first passage of `pool` that `quote` (folded) repeats, exactly or abridged."""
     core = _ELLIPSIS.sub(" ", quote).strip()
     k = pool.find(core)
@@ -107,10 +100,10 @@ def _find(quote: str, pool: str, min_overlap: float) -> Match | None:
         return Match(k, "exact", 1.0)
     pieces = [p.strip() for p in _ELLIPSIS.split(quote) if _WORD.search(p)]
     if len(pieces) > 1:
-        start = _abridged(pieces, pool, _ABRIDGED_SPAN_FACTOR * len(quote))
+        start = _abridged(pieces, pool, s.pull_quote_abridged_span_factor * len(quote))
         if start is not None:
             return Match(start, "abridged", 1.0)
-    return _overlap(quote, pool, min_overlap)
+    return _overlap(quote, pool, s)
 
 
 def _abridged(pieces: list[str], pool: str, span: float) -> int | None:
@@ -135,23 +128,23 @@ def _abridged(pieces: list[str], pool: str, span: float) -> int | None:
     return None
 
 
-def _overlap(quote: str, pool: str, min_overlap: float) -> Match | None:
-    """The best passage holding at least `min_overlap` of the quote's words in order."""
+def _overlap(quote: str, pool: str, s: PdfSettings) -> Match | None:
+    """The best passage holding at least `pull_quote_min_overlap` of the quote's words in order."""
     qwords = _WORD.findall(quote)
     spans = [(m.start(), m.group()) for m in _WORD.finditer(pool)]
     if not qwords or not spans:
         return None
     words = [w for _s, w in spans]
     qset = set(qwords)
-    window = max(int(_OVERLAP_WINDOW_FACTOR * len(qwords)), len(qwords))
-    need = min_overlap * len(qwords)
+    window = max(int(s.pull_quote_overlap_window_factor * len(qwords)), len(qwords))
+    need = s.pull_quote_min_overlap * len(qwords)
     held = [0]  # held[i]: words of the quote among the pool's first i words
     for w in words:
         held.append(held[-1] + (w in qset))
     counts = {i: held[min(i + window, len(words))] - held[i] for i, w in enumerate(words) if w in qset}
     starts = [i for i, n in counts.items() if n >= need]  # in pool order
-    if len(starts) > _OVERLAP_MAX_PASSAGES:
-        starts = sorted(heapq.nlargest(_OVERLAP_MAX_PASSAGES, starts, key=lambda i: (counts[i], -i)))
+    if len(starts) > s.pull_quote_overlap_max_passages:
+        starts = sorted(heapq.nlargest(s.pull_quote_overlap_max_passages, starts, key=lambda i: (counts[i], -i)))
     best: Match | None = None
     for i in starts:
         cand = words[i:i + window]
@@ -175,9 +168,17 @@ def _heading_like(text: str, s: PdfSettings) -> bool:
     return bool(long_words) and caps / len(long_words) > s.pull_quote_max_title_case_share
 
 
-def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSettings) -> int:
-    """Relabel, in place, display blocks that repeat body text of their page or the pages around
-    them as `pull_quote` (anchor and offset of the match in `anchor_to` and `extra`); return how many."""
+class PullQuotes(NamedTuple):
+    """The pages with their pull quotes relabelled, and how many there are."""
+
+    pages: list[list[PBlock]]
+    count: int
+
+
+def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSettings) -> PullQuotes:
+    """The pages with each display block that repeats body text of its page or the pages around it
+    relabelled `pull_quote` (a copy: anchor and offset of the match in `anchor_to` and `extra`); the
+    other blocks as they are."""
     big = s.pull_quote_min_size_ratio * body_size
     window = s.pull_quote_page_window
     display = [
@@ -190,18 +191,18 @@ def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSett
         for blocks in pages
     ]
     if not any(display):
-        return 0
+        return PullQuotes(pages, 0)
     prose = [
         [b for b in blocks if b.drop_reason is None and b.kind in ("paragraph", "list_item") and b.size < big]
         for blocks in pages
     ]
-    count = 0
+    quotes: dict[int, PBlock] = {}  # id(display block) -> its pull-quote copy
     for p, cands in enumerate(display):
         if not cands:
             continue
         pool = _pool([b for q in range(max(0, p - window), min(len(pages), p + window + 1)) for b in prose[q]])
         for b in cands:
-            m = _find(fold(b.text).text, pool.text, s.pull_quote_min_overlap)
+            m = _find(fold(b.text).text, pool.text, s)
             if m is None:
                 continue
             k = m.start
@@ -209,8 +210,6 @@ def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSett
                 k += 1
             if k >= len(pool.block):
                 continue
-            b.kind, b.level = "pull_quote", None
-            b.anchor_to = pool.block[k]
-            b.extra += [("matched_offset", str(pool.offset[k])), ("match", m.how), ("match_score", f"{m.score:.2f}")]
-            count += 1
-    return count
+            extra = (("matched_offset", str(pool.offset[k])), ("match", m.how), ("match_score", f"{m.score:.2f}"))
+            quotes[id(b)] = b.relabel(kind="pull_quote", level=None, anchor_to=pool.block[k], extra=(*b.extra, *extra))
+    return PullQuotes([[quotes.get(id(b), b) for b in blocks] for blocks in pages], len(quotes))

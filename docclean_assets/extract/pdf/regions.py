@@ -23,11 +23,8 @@ from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 # Paint at least this light (relative luminance) is invisible on a white page: white boxes mask
-# content or carry links, they frame nothing.
+# content or carry links, they frame nothing. (Shared with pdf/tables.py and pdf/table_grid.py.)
 _INVISIBLE_LUMINANCE = 0.97
-# Containment is a chars x panels matrix; a page drawing more candidate boxes than this keeps the
-# largest (grids of cell boxes belong to tables, handled before panels).
-_MAX_PANELS_PER_PAGE = 400
 ASIDE_KINDS = ("callout", "margin_note", "pull_quote")
 
 
@@ -43,6 +40,13 @@ class Panel(NamedTuple):
     @property
     def area(self) -> float:
         return (self.x1 - self.x0) * (self.bottom - self.top)
+
+
+class Asides(NamedTuple):
+    """A page's flow blocks split into those that stay in the flow and the asides taken out of it."""
+
+    flow: list[PBlock]
+    asides: list[PBlock]
 
 
 class PanelChars(NamedTuple):
@@ -95,8 +99,8 @@ def graphics_to_panels(
             continue
         dark = filled and g.fill is not None and luminance(g.fill) <= settings.panel_dark_max_luminance
         out.append(Panel(g.x0, g.top, g.x1, g.bottom, dark))
-    if len(out) > _MAX_PANELS_PER_PAGE:
-        out = sorted(out, key=lambda p: -p.area)[:_MAX_PANELS_PER_PAGE]
+    if len(out) > settings.panel_max_per_page:
+        out = sorted(out, key=lambda p: -p.area)[:settings.panel_max_per_page]
     return out
 
 
@@ -149,12 +153,10 @@ def panel_to_callout(panel: Panel, chars: list[Char], page: int, settings: PdfSe
     lines = words_to_lines(chars_to_words(chars, settings), settings)
     if len(lines) < settings.panel_min_lines:
         return None
-    paragraphs = lines_to_blocks(lines, page, settings)
-    paragraphs.sort(key=lambda b: (b.top, b.x0))
-    out = PBlock([ln for p in paragraphs for ln in p.lines], page, kind="callout")
-    out.parts = paragraphs
-    out.x0, out.top, out.x1, out.bottom = panel.x0, panel.top, panel.x1, panel.bottom
-    out.extra.append(("region", "box"))
+    paragraphs = sorted(lines_to_blocks(lines, page, settings), key=lambda b: (b.top, b.x0))
+    out = PBlock([ln for p in paragraphs for ln in p.lines], page, kind="callout", parts=paragraphs,
+                 extra=(("region", "box"),))
+    out.x0, out.top, out.x1, out.bottom = panel.x0, panel.top, panel.x1, panel.bottom  # the box, not its text
     return out
 
 
@@ -173,17 +175,27 @@ def _vertical_overlap(a: PBlock, b: PBlock) -> float:
     return min(a.bottom, b.bottom) - max(a.top, b.top)
 
 
-def blocks_to_margin_notes(blocks: list[PBlock], body: float, settings: PdfSettings) -> list[PBlock]:
-    """Blocks in the outer margins (wholly outside the main text's edges, short, beside a body
-    block, within the vertical span of the prose), relabelled `margin_note` in place; returned in
-    page order."""
+def blocks_to_margin_notes(blocks: list[PBlock], body: float, settings: PdfSettings) -> Asides:
+    """The page's flow without its margin notes, and those notes: blocks in the outer margins (wholly
+    outside the main text's edges, short, beside a body block, within the vertical span of the
+    prose), relabelled `margin_note` (copies), in page order."""
+    notes = _margin_notes(blocks, body, settings)
+    taken = {id(b) for b, _side in notes}
+    notes.sort(key=lambda bs: (bs[0].top, bs[0].x0))
+    return Asides([b for b in blocks if id(b) not in taken],
+                  [b.relabel(kind="margin_note", extra=(*b.extra, ("region", "margin"), ("side", side)))
+                   for b, side in notes])
+
+
+def _margin_notes(blocks: list[PBlock], body: float, settings: PdfSettings) -> list[tuple[PBlock, str]]:
+    """The blocks that are margin notes (see `blocks_to_margin_notes`), each with its side."""
     content = [b for b in blocks if b.drop_reason is None and b.kind == "paragraph"]
     lines = [ln for b in content for ln in b.lines]
     if len(content) < 2 or not lines:
         return []
     weights = [ln.n for ln in lines]
-    left = _weighted_quantile([ln.x0 for ln in lines], weights, 0.1)
-    right = _weighted_quantile([ln.x1 for ln in lines], weights, 0.9)
+    left = _weighted_quantile([ln.x0 for ln in lines], weights, settings.margin_text_left_quantile)
+    right = _weighted_quantile([ln.x1 for ln in lines], weights, settings.margin_text_right_quantile)
     gap = settings.margin_note_min_gap_em * body
     width = right - left
     # Only beside the prose: page furniture (a page label, a footer DOI) sits above or below every
@@ -207,11 +219,8 @@ def blocks_to_margin_notes(blocks: list[PBlock], body: float, settings: PdfSetti
             continue
         if not any(ch.isalnum() for ch in b.text):
             continue
-        b.kind = "margin_note"
-        b.extra.append(("region", "margin"))
-        b.extra.append(("side", side))
-        notes.append(b)
-    return sorted(notes, key=lambda b: (b.top, b.x0))
+        notes.append((b, side))
+    return notes
 
 
 def _measure(blocks: list[PBlock]) -> float:
@@ -225,9 +234,9 @@ def _words_per_line(blocks: list[PBlock]) -> float:
     return sum(len(ln.words) for ln in lines) / max(len(lines), 1)
 
 
-def blocks_to_sidebars(blocks: list[PBlock], body: float, settings: PdfSettings) -> list[PBlock]:
-    """Sidebars without a drawn box, each as one `callout` block (region `sidebar`); their blocks
-    are removed from `blocks` in place.
+def blocks_to_sidebars(blocks: list[PBlock], body: float, settings: PdfSettings) -> Asides:
+    """The page's flow without its sidebars, and those sidebars, each as one `callout` block (region
+    `sidebar`) made of the blocks it takes out of the flow.
 
     A sidebar is a stack of prose blocks sharing left and right edges, narrower than
     `sidebar_max_width_ratio` x the page's main measure, at least `sidebar_min_height_em` tall, with
@@ -236,7 +245,7 @@ def blocks_to_sidebars(blocks: list[PBlock], body: float, settings: PdfSettings)
     content = [b for b in blocks if b.drop_reason is None and b.kind in ("paragraph", "heading", "list_item")]
     measure = _measure(content)
     if measure <= 0:
-        return []
+        return Asides(blocks, [])
     align = settings.sidebar_align_em * body
     narrow = [b for b in content if b.x1 - b.x0 <= settings.sidebar_max_width_ratio * measure]
     bands: list[list[PBlock]] = []
@@ -244,13 +253,15 @@ def blocks_to_sidebars(blocks: list[PBlock], body: float, settings: PdfSettings)
         band = next((s for s in bands if abs(s[-1].x0 - b.x0) <= align and b.x1 <= max(x.x1 for x in s) + align
                      and b.top - s[-1].bottom <= settings.sidebar_max_gap_em * body), None)
         if band is not None and not any(
-            o not in band and o is not b and o.top >= band[-1].bottom - 1 and o.bottom <= b.top + 1
+            o not in band and o is not b and o.top >= band[-1].bottom - settings.sidebar_edge_tolerance_pt
+            and o.bottom <= b.top + settings.sidebar_edge_tolerance_pt
             and min(o.x1, b.x1) - max(o.x0, b.x0) > 0 for o in content
         ):
             band.append(b)
         else:
             bands.append([b])
     out: list[PBlock] = []
+    taken: set[int] = set()
     for band in bands:
         x0, x1 = min(b.x0 for b in band), max(b.x1 for b in band)
         top, bottom = band[0].top, max(b.bottom for b in band)
@@ -267,16 +278,13 @@ def blocks_to_sidebars(blocks: list[PBlock], body: float, settings: PdfSettings)
         ]
         if not beside:
             continue
-        side = PBlock([ln for b in band for ln in b.lines], band[0].page, kind="callout")
-        side.parts = list(band)
-        side.extra.append(("region", "sidebar"))
-        out.append(side)
-        for b in band:
-            blocks.remove(b)
-    return out
+        out.append(PBlock([ln for b in band for ln in b.lines], band[0].page, kind="callout", parts=list(band),
+                          extra=(("region", "sidebar"),)))
+        taken.update(id(b) for b in band)
+    return Asides([b for b in blocks if id(b) not in taken], out)
 
 
-def _anchor_for(aside: PBlock, ordered: list[PBlock], by_overlap: bool) -> int | None:
+def _anchor_for(aside: PBlock, ordered: list[PBlock], by_overlap: bool, settings: PdfSettings) -> int | None:
     """Index in `ordered` of the body block the aside goes after (see `place_asides`)."""
     body = [(i, b) for i, b in enumerate(ordered) if b.drop_reason is None and b.kind not in ASIDE_KINDS]
     if not body:
@@ -289,32 +297,31 @@ def _anchor_for(aside: PBlock, ordered: list[PBlock], by_overlap: bool) -> int |
         beside = [(i, b) for i, b in body if _vertical_overlap(b, aside) > 0]
         if beside:
             return max(beside, key=lambda ib: (_vertical_overlap(ib[1], aside), -abs(ib[1].x0 - aside.x0)))[0]
-    edge = aside.top
+    edge, tol = aside.top, settings.aside_anchor_tolerance_pt
     tiers = (
         [i for i, b in body if b.top <= edge <= b.bottom and h_overlap(b)],
-        [i for i, b in body if b.bottom <= edge + 1 and h_overlap(b)],
+        [i for i, b in body if b.bottom <= edge + tol and h_overlap(b)],
         [i for i, b in body if b.top <= edge <= b.bottom],
-        [i for i, b in body if b.bottom <= edge + 1],
+        [i for i, b in body if b.bottom <= edge + tol],
     )
     return next((max(t) for t in tiers if t), None)
 
 
-def place_asides(ordered: list[PBlock], asides: list[PBlock]) -> list[PBlock]:
+def place_asides(ordered: list[PBlock], asides: list[PBlock], settings: PdfSettings) -> list[PBlock]:
     """The page's reading order with each aside right after the body block it refers to: for a
     call-out, the block whose vertical extent holds the panel's top edge (else the last block above
     it), preferring blocks over the panel's x-range; for a margin note, the block beside it. Asides
-    with nothing before them open the page. `anchor_to` records the block."""
+    with nothing before them open the page. `anchor_to` of each aside's copy records the block."""
     if not asides:
         return ordered
     after: dict[int, list[PBlock]] = {}
     lead: list[PBlock] = []
     for a in sorted(asides, key=lambda b: (b.top, b.x0)):
-        k = _anchor_for(a, ordered, by_overlap=a.kind == "margin_note")
+        k = _anchor_for(a, ordered, a.kind == "margin_note", settings)
         if k is None:
             lead.append(a)
         else:
-            a.anchor_to = ordered[k]
-            after.setdefault(k, []).append(a)
+            after.setdefault(k, []).append(a.relabel(anchor_to=ordered[k]))
     out = list(lead)
     for i, b in enumerate(ordered):
         out.append(b)

@@ -232,6 +232,14 @@ class PdfSettings:
     heading_max_chars: int = 250
     # Bold, standalone blocks up to this many characters may be headings.
     bold_heading_max_chars: int = 120
+    # A bold heading: at least this share of its chars bold, at most this many lines, set at least
+    # this fraction of the body size: guards against bold emphasis inside prose being taken for a
+    # heading (0.95 lets a heading a hair below body size through; historical defaults).
+    bold_heading_min_bold_fraction: float = 0.9
+    bold_heading_max_lines: int = 2
+    bold_heading_min_size_ratio: float = 0.95
+    # Heading levels stop at this depth (the h1..h6 of Markdown and HTML; historical default).
+    heading_max_level: int = 6
     # The title is the largest heading on page 1 starting above this fraction of the page height.
     title_max_top_fraction: float = 0.4
 
@@ -240,6 +248,19 @@ class PdfSettings:
     # `footnote_size_ratio` of the body size; calibrated on LaTeX (8 pt vs 10 pt) and Word footnotes.
     footnote_min_top_fraction: float = 0.5
     footnote_size_ratio: float = 0.92
+    # A footnote holds at least this many letters (a lone marker or page number is none; historical
+    # default) ...
+    footnote_min_letters: int = 3
+    # ... and starts with a marker, or with a first glyph set below this fraction of its line's
+    # size (a raised footnote number; LaTeX sets it at ~0.7 of the note's size; historical default).
+    footnote_marker_size_ratio: float = 0.85
+    # Blocks shorter than this many characters are page furniture (page numbers, running heads):
+    # skipped when walking up to a footnote run and when looking for the body block above it
+    # (historical default).
+    footnote_furniture_max_chars: int = 20
+    # A footnote run ends at a vertical gap above this many body em: notes follow each other
+    # closely, a larger gap means page furniture below them (historical default).
+    footnote_run_max_gap_em: float = 1.5
 
     # ---- regions (regions.py): call-out panels, sidebars, margin notes
     # Call-out panels: a filled or stroked box drawn in the file whose text is set apart from the
@@ -281,6 +302,21 @@ class PdfSettings:
     margin_note_min_gap_em: float = 1.0
     margin_note_max_width_fraction: float = 0.3
     margin_note_max_lines: int = 6
+    # Containment is a chars x panels matrix; a page drawing more candidate boxes than this keeps
+    # the largest (grids of cell boxes belong to tables, found before panels; a bound on work,
+    # historical default).
+    panel_max_per_page: int = 400
+    # The main text's left and right edges for margin notes: these char-weighted quantiles of the
+    # line starts and ends, so a few indented or short lines do not move the edges (historical
+    # defaults).
+    margin_text_left_quantile: float = 0.1
+    margin_text_right_quantile: float = 0.9
+    # Blocks of a sidebar may touch what lies between them by this many points: guards against
+    # rounding of boxes (historical default).
+    sidebar_edge_tolerance_pt: float = 1.0
+    # An aside goes after a body block ending at most this many points below the aside's top edge
+    # (rounding of boxes: a panel drawn flush with the paragraph above it; historical default).
+    aside_anchor_tolerance_pt: float = 1.0
 
     # ---- pull quotes (pullquotes.py)
     # Pull quotes: display text set at least this factor above the body's modal size, of at least
@@ -300,6 +336,17 @@ class PdfSettings:
     # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
     # cross-references; sentence-case quotes, German nouns included, stay well under 0.6).
     pull_quote_max_title_case_share: float = 0.6
+    # An abridged pull quote's pieces must occur within a passage at most this many times the
+    # quote's length (guards against pieces scattered over a page matching by chance; historical
+    # default).
+    pull_quote_abridged_span_factor: float = 3.0
+    # Candidate passages for the word-overlap test are this many times the quote's word count long
+    # (room for the words an abridged quote left out; historical default).
+    pull_quote_overlap_window_factor: float = 1.5
+    # At most this many passages (those holding the most of the quote's words) are aligned with a
+    # quote: in prose a few passages qualify, in text made of the quote's own words every one would
+    # (a bound on work, not a tuned value; historical default).
+    pull_quote_overlap_max_passages: int = 64
 
     # ---- captions (captions.py)
     # Captions link to the table or figure whose box lies within this many body em above or below
@@ -307,6 +354,10 @@ class PdfSettings:
     caption_max_gap_em: float = 4.0
     # Graphics of one figure lie within this many points of each other (plot axes, labels' boxes).
     figure_cluster_gap_pt: float = 12.0
+    # A figure's graphics are grown from the seed nearest its caption for at most this many passes
+    # (each pass adds every graphic near the box so far; real figures settle in a few; a bound on
+    # work, historical default).
+    figure_max_grow_passes: int = 20
 
     def __post_init__(self) -> None:
         check_section(self)
@@ -333,6 +384,9 @@ class PdfSettings:
             "pull_quote_min_overlap",
             "pull_quote_max_title_case_share",
             "page_turn_min_fraction",
+            "bold_heading_min_bold_fraction",
+            "margin_text_left_quantile",
+            "margin_text_right_quantile",
         )
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")

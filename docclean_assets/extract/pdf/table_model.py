@@ -91,5 +91,5 @@ def table_block(lines: list[Line], page: int, bbox: tuple[float, float, float, f
     """A `table` block over `lines` with the frame `bbox` and its rendered text."""
     blk = TableBlock(list(lines), page, kind="table", rendered=text, fallback=fallback)
     blk.x0, blk.top, blk.x1, blk.bottom = bbox
-    blk.extra.append(("table", "fallback" if fallback else source))
+    blk.extra = (("table", "fallback" if fallback else source),)
     return blk
