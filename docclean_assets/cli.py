@@ -200,21 +200,40 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from docclean_assets.extract.api import ExtractionError
-    from docclean_assets.extract.inspect import draw_blocks, page_turn, render_page
+    from docclean_assets.extract.inspect import draw_blocks, draw_boxes, page_turn, render_page, stage_boxes
 
     try:
-        fmt, _, blocks = clean_file(args.file)
+        fmt, ext, blocks = clean_file(args.file)
         if fmt != "pdf":
             raise ExtractionError(f"inspect draws PDF pages; this file is {fmt}")
-        page = render_page(Path(args.file).read_bytes(), args.page, args.dpi, page_turn(blocks, args.page))
-        image = draw_blocks(page, blocks, args.page, args.dpi)
+        data = Path(args.file).read_bytes()
+        if args.stage is None:
+            page = render_page(data, args.page, args.dpi, page_turn(blocks, args.page))
+            image = draw_blocks(page, blocks, args.page, args.dpi)
+            shown = f"{sum(1 for b in blocks if b.page == args.page)} blocks"
+        else:
+            trace = _page_trace(ext.trace, args.page)
+            boxes = stage_boxes(trace, args.stage)
+            image = draw_boxes(render_page(data, args.page, args.dpi, trace.info.turn), boxes, args.dpi)
+            shown = f"stage {args.stage}, {len(boxes)} boxes"
     except (ExtractionError, OSError, ValueError) as exc:
         print(f"{args.file}: error: {exc}", file=sys.stderr)
         return 1
     image.save(args.out)
-    shown = sum(1 for b in blocks if b.page == args.page)
-    print(f"wrote {args.out}: page {args.page}, {shown} blocks")
+    print(f"wrote {args.out}: page {args.page}, {shown}")
     return 0
+
+
+def _page_trace(trace: object, page: int):
+    """The PDF trace's record of `page`; ValueError when the extraction traced no such page."""
+    from docclean_assets.extract.pdf.trace import PdfTrace
+
+    try:
+        if isinstance(trace, PdfTrace):
+            return trace.page(page)
+    except KeyError:
+        pass
+    raise ValueError(f"page {page} has no stage trace (out of range, or no text layer)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     ins.add_argument("--page", type=int, default=1, help="1-based page number")
     ins.add_argument("--out", default="page.png", help="PNG to write")
     ins.add_argument("--dpi", type=float, default=100.0, help="rendering resolution")
+    ins.add_argument("--stage", help="draw this stage's output (from the page's trace: chars, words, lines, gutters, "
+                     "blocks, kinds, order, tables, ...) instead of the final blocks; a wrong name lists them")
     ins.set_defaults(fn=cmd_inspect)
 
     sql = sub.add_parser("sql", help="DuckDB SQL over the tables (one view per asset)")

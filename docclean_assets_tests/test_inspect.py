@@ -63,3 +63,41 @@ def test_region_kinds_have_their_own_colours_on_the_page(tmp_path):
         return min(KIND_COLOURS, key=lambda k: math.dist(KIND_COLOURS[k], px))
 
     assert any(nearest_kind(image.getpixel((x + dx, y))) == "callout" for dx in (-1, 0, 1))
+
+
+def test_inspect_draws_a_stage_from_the_trace(tmp_path, capsys):
+    """`--stage lines` draws each line of the page's trace in the line colour; `--stage kinds`
+    labels the blocks as the kinds stage left them."""
+    from docclean_assets.extract.inspect import LINE_COLOUR
+    from docclean_assets.extract.pdf.document import extract_pdf
+    from docclean_assets.extract.settings import Settings
+
+    data = two_column_report_pdf()
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(data)
+    page = extract_pdf(data, Settings()).trace.page(1)
+    out = tmp_path / "lines.png"
+    assert cli_main(["inspect", str(pdf), "--page", "1", "--stage", "lines", "--out", str(out), "--dpi", str(DPI)]) == 0
+    assert f"stage lines, {len(page.lines)} boxes" in capsys.readouterr().out
+    image = Image.open(out).convert("RGB")
+    line = max(page.lines, key=lambda ln: ln.x1 - ln.x0)
+    x, y = round(line.x1), round((line.top + line.bottom) / 2)
+    assert any(image.getpixel((x + dx, y)) == LINE_COLOUR for dx in (-1, 0, 1))
+    kinds = tmp_path / "kinds.png"
+    assert cli_main(["inspect", str(pdf), "--stage", "kinds", "--out", str(kinds), "--dpi", str(DPI)]) == 0
+    title = next(b for b in page.kinds if b.kind == "title")
+    image = Image.open(kinds).convert("RGB")
+    x, y = round(title.x1), round((title.top + title.bottom) / 2)
+    assert any(image.getpixel((x + dx, y)) == KIND_COLOURS["title"] for dx in (-1, 0, 1))
+
+
+def test_inspect_names_the_stages_for_a_wrong_one(tmp_path, capsys):
+    from docclean_assets.extract.pdf.trace import STAGES
+
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(two_column_report_pdf())
+    out = tmp_path / "x.png"
+    assert cli_main(["inspect", str(pdf), "--stage", "paragraphs", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown stage 'paragraphs'" in err
+    assert all(name in err for name in STAGES) and not out.exists()

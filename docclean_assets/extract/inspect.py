@@ -1,11 +1,19 @@
 """Draw a PDF page with every block's box coloured by kind, dropped blocks hatched, and each
-block's reading-order number: what the layout decided, at a glance."""
+block's reading-order number: what the layout decided, at a glance. Or draw one stage's output from
+the page's trace (`draw_stage`): chars, words, lines, gutters, tables, blocks after any stage."""
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from PIL import Image, ImageDraw
 
+from docclean_assets.extract.layout import Gutter
 from docclean_assets.extract.model import BBox, Block, Kind
+from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.document import PAGE_TURN_META
+from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.pdf.lines import Line
+from docclean_assets.extract.pdf.trace import STAGES, PageTrace
 
 # One colour per kind (RGB); dropped blocks are hatched in their kind's colour.
 KIND_COLOURS: dict[str, tuple[int, int, int]] = {
@@ -15,6 +23,11 @@ KIND_COLOURS: dict[str, tuple[int, int, int]] = {
     Kind.PULL_QUOTE: (170, 0, 0), Kind.MARGIN_NOTE: (255, 0, 255), Kind.SPEAKER_NOTES: (60, 60, 60),
     Kind.COMMENT: (60, 60, 60), Kind.IMAGE_TEXT: (100, 0, 200),
 }
+# Colours of the records that are no blocks (RGB).
+GLYPH_COLOUR = (0, 90, 200)  # chars, words
+LINE_COLOUR = (0, 150, 150)
+GUTTER_COLOUR = (230, 120, 0)
+GRAPHIC_COLOUR = (120, 120, 0)
 HATCH_STEP_PX = 8  # spacing of the diagonal lines that mark a dropped block
 LABEL_PX = 11  # height of the reading-order label box
 
@@ -53,24 +66,65 @@ def _hatch(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: tu
 
 
 def draw_blocks(image: Image.Image, blocks: list[Block], page: int, dpi: float) -> Image.Image:
-    """The image with the page's blocks drawn over it."""
-    scale = dpi / 72.0
-    out = image.copy()
-    draw = ImageDraw.Draw(out, "RGBA")
-    for b in blocks:
-        if b.page != page or b.bbox is None:
-            continue
-        colour = KIND_COLOURS.get(b.kind, (0, 0, 0))
-        box = _scaled(b.bbox, scale)
-        draw.rectangle(box, outline=colour, width=2, fill=(*colour, 28))
-        if b.drop_reason is not None:
-            _hatch(draw, box, colour)
-        label = f"{b.seq} {b.kind}" + (f" [{b.drop_reason}]" if b.drop_reason else "")
-        width = int(draw.textlength(label)) + 4
-        draw.rectangle((box[0], box[1] - LABEL_PX, box[0] + width, box[1]), fill=colour)
-        draw.text((box[0] + 2, box[1] - LABEL_PX), label, fill=(255, 255, 255))
-    return out
+    """The image with the page's blocks drawn over it, each labelled with its number and kind."""
+    boxes = [
+        Box(b.bbox, f"{b.seq} {b.kind}" + (f" [{b.drop_reason}]" if b.drop_reason else ""),
+            KIND_COLOURS.get(b.kind, (0, 0, 0)), b.drop_reason is not None)
+        for b in blocks if b.page == page and b.bbox is not None
+    ]
+    return draw_boxes(image, boxes, dpi)
 
 
 def _scaled(box: BBox, scale: float) -> tuple[int, int, int, int]:
     return (round(box.x0 * scale), round(box.y0 * scale), round(box.x1 * scale), round(box.y1 * scale))
+
+
+class Box(NamedTuple):
+    """One record of a stage drawn on the page: its box in points, label (may be empty), colour."""
+
+    bbox: BBox
+    label: str
+    colour: tuple[int, int, int]
+    dropped: bool = False
+
+
+def stage_boxes(page: PageTrace, stage: str) -> list[Box]:
+    """The boxes of `stage`'s output on the page (a name from `STAGES`); ValueError naming the
+    stages for any other name."""
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")
+    return [_box(i, item, page) for i, item in enumerate(getattr(page, stage))]
+
+
+def _box(i: int, item: object, page: PageTrace) -> Box:
+    """One stage record as a box: blocks by kind (labelled with their index), gutters over the page
+    height, lines numbered, graphics by kind, chars and words unlabelled."""
+    if isinstance(item, PBlock):
+        label = f"{i} {item.kind}" + (f" [{item.drop_reason}]" if item.drop_reason else "")
+        colour = KIND_COLOURS.get(item.kind, (0, 0, 0))
+        return Box(BBox(item.x0, item.top, item.x1, item.bottom), label, colour, item.drop_reason is not None)
+    if isinstance(item, Gutter):
+        return Box(BBox(item.x0, 0.0, item.x1, page.info.height), f"gutter {i}", GUTTER_COLOUR)
+    if isinstance(item, Graphic):
+        return Box(BBox(item.x0, item.top, item.x1, item.bottom), item.kind, GRAPHIC_COLOUR)
+    if isinstance(item, Line):
+        return Box(BBox(item.x0, item.top, item.x1, item.bottom), str(i), LINE_COLOUR)
+    return Box(BBox(item.x0, item.top, item.x1, item.bottom), "", GLYPH_COLOUR)  # type: ignore[attr-defined]
+
+
+def draw_boxes(image: Image.Image, boxes: list[Box], dpi: float) -> Image.Image:
+    """The image with the boxes drawn over it, each labelled at its top-left when it has a label."""
+    scale = dpi / 72.0
+    out = image.copy()
+    draw = ImageDraw.Draw(out, "RGBA")
+    for b in boxes:
+        box = _scaled(b.bbox, scale)
+        box = (box[0], box[1], max(box[0], box[2]), max(box[1], box[3]))
+        draw.rectangle(box, outline=b.colour, width=1 if not b.label else 2, fill=(*b.colour, 28))
+        if b.dropped:
+            _hatch(draw, box, b.colour)
+        if b.label:
+            width = int(draw.textlength(b.label)) + 4
+            draw.rectangle((box[0], box[1] - LABEL_PX, box[0] + width, box[1]), fill=b.colour)
+            draw.text((box[0] + 2, box[1] - LABEL_PX), b.label, fill=(255, 255, 255))
+    return out

@@ -1,0 +1,180 @@
+"""PDF stages return new values and leave their inputs as they were; the orchestrator's typed trace
+keeps what each stage produced (pdf/trace.py)."""
+from __future__ import annotations
+
+import pytest
+
+from docclean_assets.extract.layout import Gutter
+from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.captions import captions_to_links
+from docclean_assets.extract.pdf.chars import PageInfo
+from docclean_assets.extract.pdf.document import extract_pdf
+from docclean_assets.extract.pdf.footnotes import page_footnotes
+from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.pdf.kinds import blocks_to_kinds
+from docclean_assets.extract.pdf.lines import Word, make_line
+from docclean_assets.extract.pdf.order import blocks_to_reading_order
+from docclean_assets.extract.pdf.pullquotes import pages_to_pull_quotes
+from docclean_assets.extract.pdf.regions import blocks_to_margin_notes, blocks_to_sidebars, place_asides
+from docclean_assets.extract.pdf.settings import PdfSettings
+from docclean_assets.extract.pdf.table_model import table_block
+from docclean_assets.extract.pdf.trace import STAGES, PageTrace, PdfTrace
+from docclean_assets.extract.settings import Settings
+from docclean_assets_tests.fixtures.build import two_column_report_pdf
+
+S = PdfSettings()
+BODY = 10.0
+INFO = PageInfo(1, 612.0, 792.0)
+CHAR_W = 5.0  # points per char of the inline words
+
+
+def _line(text: str, x0: float, top: float, size: float = BODY, bold: bool = False, first_size: float | None = None):
+    words, x = [], x0
+    for w in text.split():
+        words.append(Word(w, x, top, x + CHAR_W * len(w), top + size, size, len(w), len(w) if bold else 0, 0,
+                          first_size if first_size is not None and not words else size))
+        x += CHAR_W * (len(w) + 1)
+    return make_line(words)
+
+
+def _block(lines_text: list[str], x0: float, top: float, size: float = BODY, **kw) -> PBlock:
+    """A block of one line per text, `1.2 * size` apart."""
+    bold = kw.pop("bold", False)
+    first_size = kw.pop("first_size", None)
+    lines = [_line(t, x0, top + 1.2 * size * i, size, bold, first_size if i == 0 else None)
+             for i, t in enumerate(lines_text)]
+    return PBlock(lines, 1, **kw)
+
+
+def _state(blocks: list[PBlock]) -> list[tuple]:
+    """Everything a stage could change in a block, anchors and parts by identity."""
+    return [(id(b), b.kind, b.level, b.drop_reason, b.column, b.extra, id(b.anchor_to), tuple(map(id, b.parts or ())),
+             b.x0, b.top, b.x1, b.bottom, tuple(b.lines)) for b in blocks]
+
+
+PROSE = "the committee measured every sample twice and recorded each result in the shared notebook"
+
+
+def test_kinds_returns_relabelled_copies_and_leaves_its_input():
+    title = _block(["A Study of Notebooks"], 72, 60, size=20)
+    head = _block(["Methods"], 72, 200, size=14)
+    bold = _block(["Results in brief"], 72, 260, bold=True)
+    caption = _block(["Figure 1: the samples"], 72, 300)
+    item = _block(["\u2022 one item of a list"], 72, 340)
+    body = _block([PROSE, PROSE], 72, 400)
+    page = [title, head, bold, caption, item, body]
+    before = _state(page)
+    [out] = blocks_to_kinds([(INFO, page)], BODY, S)
+    assert _state(page) == before and all(b.kind == "paragraph" for b in page)
+    assert [(b.kind, b.level) for b in out] == [("title", None), ("heading", 1), ("heading", 2), ("caption", None),
+                                                ("list_item", None), ("paragraph", None)]
+    assert out[-1] is body and all(o is not b for o, b in zip(out[:-1], page[:-1]))
+
+
+def test_footnotes_returns_relabelled_copies_and_leaves_its_input():
+    body = _block([PROSE, PROSE, PROSE], 72, 500)
+    note = _block(["1 A note on the samples of the committee"], 72, 545, size=8)
+    page = [body, note]
+    before = _state(page)
+    out = page_footnotes(page, INFO, BODY, S)
+    assert _state(page) == before and note.kind == "paragraph"
+    assert [b.kind for b in out] == ["paragraph", "footnote"] and out[0] is body and out[1] is not note
+
+
+def test_captions_link_copies_and_leave_their_input():
+    caption = _block(["Table 1: Results of the samples"], 100, 100, kind="caption")
+    table = table_block([_line("a b", 100, 120)], 1, (100.0, 120.0, 400.0, 200.0), "| a | b |", "ruled")
+    figure = _block(["Figure 2: The plot"], 100, 420, kind="caption")
+    plot = Graphic("path", 110.0, 300.0, 380.0, 410.0, None, (0, 0, 0, 255), 1.0)
+    page = [caption, table, figure]
+    before = _state(page)
+    out = captions_to_links(page, [plot], BODY, S)
+    assert _state(page) == before and caption.anchor_to is None and figure.extra == ()
+    assert out[0] is not caption and out[0].anchor_to is table and out[1] is table
+    assert out[2] is not figure and out[2].extra == (("figure_bbox", "110.0,300.0,380.0,410.0"),)
+
+
+def test_pull_quotes_returns_relabelled_copies_and_leaves_its_input():
+    body = _block([PROSE, PROSE], 72, 400)
+    quote = _block(["every sample twice and recorded each result"], 72, 100, size=20)
+    page = [quote, body]
+    before = _state(page)
+    result = pages_to_pull_quotes([page], BODY, S)
+    assert _state(page) == before and quote.kind == "paragraph"
+    assert result.count == 1
+    [[q, b]] = result.pages
+    assert q.kind == "pull_quote" and q.anchor_to is body and b is body and ("match", "exact") in q.extra
+
+
+def test_margin_notes_leave_the_flow_as_copies():
+    prose = [_block([PROSE[:60]] * 3, 100, 100 + 60 * k) for k in range(3)]
+    note = _block(["see p. 4"], 20, 110)
+    page = [*prose, note]
+    before = _state(page)
+    split = blocks_to_margin_notes(page, BODY, S)
+    assert _state(page) == before and note.kind == "paragraph"
+    assert split.flow == prose and [b.kind for b in split.asides] == ["margin_note"]
+    assert split.asides[0] is not note and ("side", "left") in split.asides[0].extra
+
+
+def test_sidebars_leave_the_flow_and_their_input():
+    wide = [_block([PROSE[:60]] * 4, 50, 100 + 60 * k) for k in range(4)]  # 300 pt measure
+    narrow = "four words per line"
+    side = [_block([narrow] * 2, 400, 100 + 40 * k) for k in range(3)]  # 95 pt wide, 104 pt tall
+    page = [*wide, *side]
+    before = _state(page)
+    split = blocks_to_sidebars(page, BODY, S)
+    assert _state(page) == before
+    assert split.flow == wide and len(split.asides) == 1 and split.asides[0].parts == side
+    assert ("region", "sidebar") in split.asides[0].extra
+
+
+def test_place_asides_anchors_copies():
+    body = _block([PROSE], 72, 100)
+    callout = PBlock([_line("a box of text", 72, 130)], 1, kind="callout")
+    before = _state([body, callout])
+    out = place_asides([body], [callout], S)
+    assert _state([body, callout]) == before and callout.anchor_to is None
+    assert out[0] is body and out[1] is not callout and out[1].anchor_to is body
+
+
+def test_reading_order_sets_columns_on_copies():
+    left = _block([PROSE[:40]] * 3, 50, 100)
+    right = _block([PROSE[:40]] * 3, 320, 100)
+    page = [right, left]
+    before = _state(page)
+    ordered, ncols, _ = blocks_to_reading_order(page, [Gutter(260.0, 310.0, 0.0)], S)
+    assert _state(page) == before and left.column == right.column == 0
+    assert ncols == 2 and [b.column for b in ordered] == [0, 1]
+    assert ordered[0] is left and ordered[1] is not right and ordered[1].lines == right.lines
+
+
+@pytest.fixture(scope="module")
+def report_trace() -> PdfTrace:
+    trace = extract_pdf(two_column_report_pdf(), Settings()).trace
+    assert isinstance(trace, PdfTrace)
+    return trace
+
+
+def test_trace_keeps_what_each_stage_produced(report_trace):
+    page = report_trace.page(1)
+    assert isinstance(page, PageTrace) and page.info.number == 1 and page.chars and page.words and page.lines
+    # Blocks recorded before kinds carry no kinds from typography: later stages never changed them.
+    assert {b.kind for b in page.blocks} <= {"paragraph", "table", "margin_note"}
+    assert "title" in {b.kind for b in page.kinds} and "heading" in {b.kind for b in page.kinds}
+    assert "footnote" not in {b.kind for b in page.order} and "footnote" in {b.kind for b in page.footnotes}
+    assert all(b.anchor_to is None for b in page.footnotes)
+    assert [b for b in page.asides if b.anchor_to is not None] and page.callouts
+    assert len(page.gutters) == 1 and set(page.tables) == set(page.ruled_tables + page.borderless_tables)
+    # Each page's last record is what became its blocks.
+    ext = extract_pdf(two_column_report_pdf(), Settings())
+    assert [b.text for b in ext.blocks if b.page == 1] == [b.text for b in ext.trace.page(1).pull_quotes]
+
+
+def test_trace_records_every_drawable_stage(report_trace):
+    page = report_trace.page(1)
+    assert set(STAGES) >= {"chars", "words", "lines", "gutters", "blocks", "kinds", "order", "tables", "pull_quotes"}
+    for name in STAGES:
+        assert isinstance(getattr(page, name), list), name
+    with pytest.raises(KeyError):
+        report_trace.page(99)
