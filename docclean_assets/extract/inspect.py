@@ -1,6 +1,6 @@
 """Draw a PDF page with every block's box coloured by kind, dropped blocks hatched, and each
 block's reading-order number: what the layout decided, at a glance. Or draw one stage's output from
-the page's trace (`draw_stage`): chars, words, lines, gutters, tables, blocks after any stage."""
+the page's trace (`stage_boxes`, `draw_boxes`): chars, words, lines, gutters, tables, blocks after any stage."""
 from __future__ import annotations
 
 from typing import NamedTuple
