@@ -159,7 +159,8 @@ def _follow_anchors(pages: list[list[PBlock]], replaced: dict[int, PBlock]) -> l
 
 def _replacements(before: list[list[PBlock]], after: list[list[PBlock]]) -> dict[int, PBlock]:
     """id(old block) -> its replacement, for a stage that returns each page's blocks in their order."""
-    return {id(a): b for old, new in zip(before, after, strict=True) for a, b in zip(old, new, strict=True) if a is not b}
+    return {id(a): b for old, new in zip(before, after, strict=True)
+            for a, b in zip(old, new, strict=True) if a is not b}
 
 
 def _relabelled(before: list[list[PBlock]], after: list[list[PBlock]]) -> list[list[PBlock]]:
@@ -232,32 +233,45 @@ def _extract_text_layer(data: bytes, settings: Settings) -> tuple[Extraction, li
     body = modal_size([c for p in pages for c in p.chars], s)
     layouts = [_page_blocks(p.info, p.chars, p.graphics, body, s) for p in pages]
     kinds = blocks_to_kinds([(p.info, layout.blocks) for p, layout in zip(pages, layouts, strict=True)], body, s)
-    orders, footnotes, placed, captions = [], [], [], []
-    for page, layout, blocks in zip(pages, layouts, kinds, strict=True):
-        ordered, ncols, unresolved = blocks_to_reading_order(blocks, layout.gutters, s)
-        report.unresolved_regions += unresolved
-        report.columns = max(report.columns, ncols)
-        noted = page_footnotes(ordered, page.info, body, s)
-        report.footnotes += sum(1 for a, b in zip(ordered, noted, strict=True) if a is not b)
-        with_asides = place_asides(noted, layout.asides, s)
-        [captioned] = _relabelled([with_asides], [captions_to_links(with_asides, page.graphics, body, s)])
-        orders.append(ordered)
-        footnotes.append(noted)
-        placed.append(with_asides)
-        captions.append(captioned)
+    orders = [_page_order(p, lay, blocks, body, s) for p, lay, blocks in zip(pages, layouts, kinds, strict=True)]
+    for order, layout in zip(orders, layouts, strict=True):
+        report.unresolved_regions += order.unresolved
+        report.columns = max(report.columns, order.columns)
+        report.footnotes += sum(1 for a, b in zip(order.order, order.footnotes, strict=True) if a is not b)
         if layout.reversed_chars:
             report.flag("reversed_text")
+    captions = [o.captions for o in orders]
     quotes = pages_to_pull_quotes(captions, body, s)
     report.pull_quotes = quotes.count
     final = _relabelled(captions, quotes.pages)
     trace = PdfTrace(body, tuple(
         PageTrace(p.info, p.chars, p.graphics, lay.split, lay.ruled_tables, lay.callouts, lay.words, lay.lines,
-                  lay.gutters, lay.borderless_tables, lay.margin_notes, lay.sidebars, lay.blocks, k, o, f, a, c, q)
-        for p, lay, k, o, f, a, c, q in zip(pages, layouts, kinds, orders, footnotes, placed, captions, final,
-                                           strict=True)
+                  lay.gutters, lay.borderless_tables, lay.margin_notes, lay.sidebars, lay.blocks, k, o.order,
+                  o.footnotes, o.asides, o.captions, q)
+        for p, lay, k, o, q in zip(pages, layouts, kinds, orders, final, strict=True)
     ))
     out = _records(pages, final)
     return Extraction(renumber(out), _counted(report, out), trace), pages
+
+
+class PageOrder(NamedTuple):
+    """One page's stages after kinds: reading order, footnotes, asides placed, captions linked."""
+
+    order: list[PBlock]
+    footnotes: list[PBlock]
+    asides: list[PBlock]
+    captions: list[PBlock]
+    columns: int
+    unresolved: int  # blocks straddling some but not all columns mid-page
+
+
+def _page_order(page: PageContent, layout: PageLayout, blocks: list[PBlock], body: float, s: PdfSettings) -> PageOrder:
+    """The page's labelled blocks through reading order, footnotes, asides and captions."""
+    ordered, ncols, unresolved = blocks_to_reading_order(blocks, layout.gutters, s)
+    noted = page_footnotes(ordered, page.info, body, s)
+    placed = place_asides(noted, layout.asides, s)
+    [captioned] = _relabelled([placed], [captions_to_links(placed, page.graphics, body, s)])
+    return PageOrder(ordered, noted, placed, captioned, ncols, unresolved)
 
 
 def _records(pages: list[PageContent], final: list[list[PBlock]]) -> list[Block]:
