@@ -246,7 +246,8 @@ def _geometric_order(shapes: list[_Rect]) -> tuple[list[str], int]:
 
     s = OfficeSettings()
     order, cols = boxes_to_reading_order(shapes, s.gutter_max_cover, s.gutter_min_width_pt,
-                                         s.gutter_row_tolerance_pt, s.band_overlap_ratio)
+                                         s.gutter_row_tolerance_pt, s.band_overlap_ratio, s.columns_max_depth,
+                                         s.gutter_floor_slack)
     return [r.name for r in order], cols
 
 

@@ -15,14 +15,6 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol, TypeVar
 
-# Defaults for callers without settings of their own (the PDF path passes none yet; PPTX passes
-# OfficeSettings.gutter_floor_slack and columns_max_depth). Inside a low-coverage band, the gutter
-# proper is the widest stretch within this fraction of the region's height above the band's emptiest
-# bin (ragged or wide boxes of one column reach into it); columns are looked for inside columns at
-# most this many levels deep. Both are the historical values.
-FLOOR_SLACK = 0.05
-MAX_DEPTH = 8
-
 
 class Boxed(Protocol):
     """Anything with a box, y growing downwards."""
@@ -111,7 +103,7 @@ def _finite(b: Boxed) -> bool:
 
 
 def boxes_to_gutters(
-    boxes: Sequence[Boxed], max_cover: float, min_width: float, floor_slack: float = FLOOR_SLACK,
+    boxes: Sequence[Boxed], max_cover: float, min_width: float, floor_slack: float,
 ) -> list[Gutter]:
     """Candidate gutters of a region, left to right: interior x-bands covered by at most
     `max_cover` of the densest x-position's stacked height and at least `min_width` wide (the part
@@ -244,7 +236,7 @@ def _y_bands(boxes: list[T], overlap_ratio: float) -> list[list[T]]:
 
 def boxes_to_reading_order(
     boxes: Sequence[T], max_cover: float, min_width: float, row_tol: float, band_overlap: float,
-    max_depth: int = MAX_DEPTH, floor_slack: float = FLOOR_SLACK,
+    max_depth: int, floor_slack: float,
 ) -> tuple[list[T], int]:
     """Boxes in column-aware reading order from geometry alone, and the most columns found side by
     side. Gutters split a region into columns (recursively: a column may hold columns of its own);

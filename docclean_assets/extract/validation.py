@@ -105,11 +105,3 @@ def check_section(obj: object) -> None:
         why = type_error(value, hint) or range_error(value, hint)
         if why:
             raise SettingError(type(obj).__name__, f.name, why)
-
-
-def check_fraction(obj: object, *names: str) -> None:
-    """Reject a ratio outside [0, 1] (for sections whose fields are not annotated `Fraction`)."""
-    for name in names:
-        why = range_error(getattr(obj, name), Fraction)
-        if why:
-            raise SettingError(type(obj).__name__, name, why)

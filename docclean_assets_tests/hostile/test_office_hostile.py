@@ -208,8 +208,8 @@ def test_layout_allocates_per_box_not_per_unit():
     """Two columns a trillion units apart: the gutter between them is found without a bin per unit."""
     boxes = [_Box(0, 0, 100, 500), _Box(1e12, 0, 1e12 + 100, 500), _Box(0, 600, 1e12 + 100, 650)]
     tracemalloc.start()
-    gutters = boxes_to_gutters(boxes, 0.5, 6)
-    ordered, columns = boxes_to_reading_order(boxes, 0.5, 6, 10, 0.2)
+    gutters = boxes_to_gutters(boxes, 0.5, 6, 0.05)
+    ordered, columns = boxes_to_reading_order(boxes, 0.5, 6, 10, 0.2, 8, 0.05)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert [(g.x0, g.x1) for g in gutters] == [(100, 1e12)]
@@ -219,8 +219,8 @@ def test_layout_allocates_per_box_not_per_unit():
 
 def test_layout_takes_boxes_with_coordinates_that_are_no_numbers():
     boxes = [_Box(0, 0, 100, 50), _Box(math.nan, 0, 50, 50), _Box(-math.inf, 10, math.inf, 20), _Box(200, 0, 300, 50)]
-    assert boxes_to_gutters(boxes, 0.5, 6) == boxes_to_gutters([boxes[0], boxes[3]], 0.5, 6)
-    ordered, _ = boxes_to_reading_order(boxes, 0.5, 6, 10, 0.2)
+    assert boxes_to_gutters(boxes, 0.5, 6, 0.05) == boxes_to_gutters([boxes[0], boxes[3]], 0.5, 6, 0.05)
+    ordered, _ = boxes_to_reading_order(boxes, 0.5, 6, 10, 0.2, 8, 0.05)
     assert sorted(map(id, ordered)) == sorted(map(id, boxes))
 
 

@@ -98,3 +98,19 @@ def test_every_field_of_every_section_is_validated(section):
 def test_the_aggregate_checks_its_sections():
     with pytest.raises(ValueError, match=r"^Settings\.pdf: expected a PdfSettings section"):
         Settings(pdf={"word_gap_em": 0.2})
+
+
+def test_shares_and_fractions_are_declared_as_such():
+    """A field named as a share of something (`_fraction`, `_share`, `_quantile`, a lightness or
+    luminance) is annotated `Fraction`, so its [0, 1] range is checked like every other's."""
+    import re
+
+    from docclean_assets.extract.validation import Fraction
+
+    named = re.compile(r"_(fraction|share|quantile|lightness|luminance)$")
+    for section, cls in SECTIONS.items():
+        hints = typing.get_type_hints(cls, include_extras=True)
+        undeclared = [f.name for f in fields(cls) if named.search(f.name) and hints[f.name] != Fraction]
+        assert not undeclared, f"{section}: {undeclared}"
+    with pytest.raises(ValueError, match=r"^settings\.pdf\.bold_line_min_fraction: must be within \[0, 1\]"):
+        Settings.from_dict({"pdf": {"bold_line_min_fraction": 1.5}})

@@ -31,7 +31,7 @@ class OfficeSettings:
     gutter_row_tolerance_pt: float = 10.0
     # Inside a low-coverage x-band, the gutter proper is the widest stretch within this fraction of the
     # region's height above the band's emptiest point (ragged or wide boxes of one column reach into
-    # it); the PDF path's value (extract/layout.py), historical default.
+    # it); the PDF path's value (PdfSettings.gutter_floor_slack), historical default.
     gutter_floor_slack: Fraction = 0.05
     # Columns are looked for inside columns at most this many levels deep, then a region is read by
     # rows; guards the recursion against pathological shape stacks (historical default; corpus decks

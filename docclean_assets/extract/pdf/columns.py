@@ -36,7 +36,8 @@ def blocks_to_gutters(blocks: list[PBlock], settings: PdfSettings) -> list[Gutte
     content = [b for b in blocks if b.drop_reason is None and b.kind != "margin_note"]
     if len(content) < 2:
         return []
-    gutters = boxes_to_gutters(content, settings.gutter_max_cover, settings.gutter_min_width_pt)
+    gutters = boxes_to_gutters(content, settings.gutter_max_cover, settings.gutter_min_width_pt,
+                               settings.gutter_floor_slack)
     left, right = min(b.x0 for b in content), max(b.x1 for b in content)
     width = right - left
     height = max(b.bottom for b in content) - min(b.top for b in content)

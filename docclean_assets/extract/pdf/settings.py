@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docclean_assets.extract.validation import check_fraction, check_section
+from docclean_assets.extract.validation import Fraction, check_section
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +17,7 @@ class PdfSettings:
     # upside-down axis there, and it has at least `page_turn_min_chars` of them (half a line: fewer
     # sideways labels decide nothing). Corpus pages with sideways text (arXiv and Federal Register
     # margin stamps, rotated table headers) have at most 24% of it; a turned landscape page, ~100%.
-    page_turn_min_fraction: float = 0.5
+    page_turn_min_fraction: Fraction = 0.5
     page_turn_min_chars: int = 50
     # Font sizes are compared after rounding to this step, points, so that 9.9626 and 9.96264 count
     # as one size; a half point is finer than the steps documents set between body, footnote and
@@ -29,7 +29,7 @@ class PdfSettings:
     # A fill colour counts as grey (its lightness is compared with the watermark and reversed-text
     # bounds) when its RGB channels differ by at most this fraction of the channel range; more is a
     # chromatic colour. Carried over from the pdfplumber-based char layer (historical default).
-    grey_max_channel_spread_fraction: float = 0.1
+    grey_max_channel_spread_fraction: Fraction = 0.1
 
     # ---- graphics (graphics.py): painted paths
     # A painted path no thicker than this many points in one direction is a rule (table and footnote
@@ -58,13 +58,13 @@ class PdfSettings:
     # [watermark_min_lightness, watermark_max_lightness] (0 black, 1 white; white is excluded as it
     # is usually text on a dark banner); calibrated on reportlab/Word "DRAFT" stamps at 0.75-0.9.
     watermark_min_size_ratio: float = 2.0
-    watermark_min_lightness: float = 0.6
-    watermark_max_lightness: float = 0.97
+    watermark_min_lightness: Fraction = 0.6
+    watermark_max_lightness: Fraction = 0.97
 
     # ---- lines (lines.py): chars to words to lines
     # Characters whose vertical centres differ by less than this fraction of the font size share a
     # line; calibrated on LaTeX and Word papers where sub/superscripts shift by ~0.3 em.
-    line_overlap_ratio: float = 0.5
+    line_overlap_ratio: Fraction = 0.5
     # A horizontal gap wider than this many em starts a new word. A LaTeX Times interword space
     # measures exactly 0.25 em and shrinks below it in justified lines (pdfminer's 0.25 glued words
     # together in the papermage ACL paper); in-word kerning gaps stay below 0.05 em there.
@@ -98,8 +98,8 @@ class PdfSettings:
     # of the smallest host size the ratio allows). LaTeX sets scripts at 0.7 of the text size;
     # historical defaults.
     raised_max_chars: int = 6
-    raised_max_size_fraction: float = 0.85
-    raised_min_overlap_fraction: float = 0.3
+    raised_max_size_fraction: Fraction = 0.85
+    raised_min_overlap_fraction: Fraction = 0.3
     raised_max_gap_em: float = 0.5
     raised_search_em: float = 2.0
 
@@ -111,7 +111,7 @@ class PdfSettings:
     size_change_ratio: float = 1.1
     # A line continues a block only when their x-ranges overlap by at least this fraction of the
     # narrower of the two (a line in the next column, or a caption beside a figure, does not).
-    block_min_overlap_fraction: float = 0.5
+    block_min_overlap_fraction: Fraction = 0.5
     # A line starting more than this many em left of a block of two or more lines starts a new
     # item (hanging outdent of list items and bibliography entries; historical default).
     outdent_max_em: float = 2.0
@@ -129,8 +129,8 @@ class PdfSettings:
     # A line is bold when at least this fraction of its chars are set in a bold font; a bold
     # first line narrower than `bold_heading_max_width_fraction` of the regular line after it is a
     # run-in heading and gets a block of its own (historical defaults).
-    bold_line_min_fraction: float = 0.8
-    bold_heading_max_width_fraction: float = 0.7
+    bold_line_min_fraction: Fraction = 0.8
+    bold_heading_max_width_fraction: Fraction = 0.7
     # A block whose last line lies more than this many em above the current line is closed: no
     # later line may join it (keeps the search linear; well above `paragraph_gap_em`).
     block_open_max_gap_em: float = 3.0
@@ -138,13 +138,17 @@ class PdfSettings:
     # ---- columns (columns.py): gutters
     # A gutter is an x-band crossed by blocks over at most this fraction of the page's text height
     # ("empty over most of the height"); calibrated on ACL/LaTeX two-column and Federal Register pages.
-    gutter_max_cover: float = 0.5
+    gutter_max_cover: Fraction = 0.5
     # Narrowest gutter accepted, points; LaTeX \columnsep is 10-24 pt, Federal Register ~ 10 pt.
     gutter_min_width_pt: float = 6.0
+    # Inside a low-coverage x-band, the gutter proper is the widest stretch within this fraction of the
+    # text height above the band's emptiest point (ragged or wide blocks of one column reach into it);
+    # historical default, shared with OfficeSettings.gutter_floor_slack.
+    gutter_floor_slack: Fraction = 0.05
     # Each side of a gutter must hold text stacked at least this fraction of the text height, and be
     # at least `column_min_width_fraction` of the text width (so line-number margins are no column).
-    column_min_fill: float = 0.3
-    column_min_width_fraction: float = 0.15
+    column_min_fill: Fraction = 0.3
+    column_min_width_fraction: Fraction = 0.15
     # A column holds prose: its lines average at least this many words (table columns hold 1-3).
     column_min_words_per_line: float = 3.0
     # A block belongs to a column when it lies within the column's x-range grown by this many
@@ -178,13 +182,13 @@ class PdfSettings:
     table_edge_min_length_pt: float = 3.0
     table_min_rows: int = 2
     table_min_cols: int = 2
-    table_ruled_min_cell_share: float = 0.9
+    table_ruled_min_cell_share: Fraction = 0.9
     # A ruled grid with fewer cells holding text than this is a framed panel, not a table.
     table_ruled_min_filled_cells: int = 2
     # Two lines of one ruled cell whose bands overlap by more than this fraction of the shorter
     # one's height sit side by side: the cell hides an unruled column boundary (shaded cells that
     # rule only part of a table), and the grid is left to the borderless stage.
-    table_side_by_side_min_overlap_fraction: float = 0.5
+    table_side_by_side_min_overlap_fraction: Fraction = 0.5
 
     # ---- borderless tables (table_grid.py)
     # At least `table_min_aligned_rows` rows of two or more cells (lines split at aligned gaps),
@@ -197,7 +201,7 @@ class PdfSettings:
     table_min_aligned_rows: int = 3
     table_row_gap_em: float = 1.5
     table_min_column_gap_em: float = 0.8
-    table_max_straddle_share: float = 0.25
+    table_max_straddle_share: Fraction = 0.25
     table_max_cell_words: int = 10
     table_max_mean_cell_words: float = 4.0
     # At most this many single-cell rows in a row inside a borderless table (section labels,
@@ -209,21 +213,21 @@ class PdfSettings:
     table_cell_split_gap_em: float = 0.5
     # A borderless grid filling fewer than this fraction of its row x column slots cannot be
     # aligned: it falls back to a description plus its text (corpus tables fill 0.6-1.0).
-    table_min_density: float = 0.5
+    table_min_density: Fraction = 0.5
     # Pictures and stroked curves covering more than this fraction of a borderless candidate's box
     # make it a figure's labels, not a table (report contents pages with thumbnails and tax tables
     # with bracket marks stay at ~0.1; the plots of GeoTopo are well above).
-    table_max_picture_share: float = 0.2
+    table_max_picture_share: Fraction = 0.2
     # A stroked, unfilled path counts as a curve (plot lines, axes) when its short side is at least
     # this fraction of its long one; thinner paths are rules and brackets (historical default).
-    table_curve_min_aspect_fraction: float = 0.1
+    table_curve_min_aspect_fraction: Fraction = 0.1
     # Aligned text with at least `table_math_min_delimiter_pieces` pieces of large brackets, or with
     # more than `table_max_math_cell_share` of its non-empty cells holding math symbols (figures
     # aside), is a display formula, not a borderless table. Calibrated on the corpus: GeoTopo's
     # matrices and case splits have 2+ pieces or a share of 0.5-1.0; its symbol list (a real table
     # of symbols and their meaning) 0.27-0.41; data tables of the papers under 0.25.
     table_math_min_delimiter_pieces: int = 2
-    table_max_math_cell_share: float = 0.6
+    table_max_math_cell_share: Fraction = 0.6
 
     # ---- kinds (kinds.py): headings and title
     # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).
@@ -235,18 +239,18 @@ class PdfSettings:
     # A bold heading: at least this share of its chars bold, at most this many lines, set at least
     # this fraction of the body size: guards against bold emphasis inside prose being taken for a
     # heading (0.95 lets a heading a hair below body size through; historical defaults).
-    bold_heading_min_bold_fraction: float = 0.9
+    bold_heading_min_bold_fraction: Fraction = 0.9
     bold_heading_max_lines: int = 2
     bold_heading_min_size_ratio: float = 0.95
     # Heading levels stop at this depth (the h1..h6 of Markdown and HTML; historical default).
     heading_max_level: int = 6
     # The title is the largest heading on page 1 starting above this fraction of the page height.
-    title_max_top_fraction: float = 0.4
+    title_max_top_fraction: Fraction = 0.4
 
     # ---- footnotes (footnotes.py)
     # Footnotes: blocks centred below this fraction of the page height, in a font at most
     # `footnote_size_ratio` of the body size; calibrated on LaTeX (8 pt vs 10 pt) and Word footnotes.
-    footnote_min_top_fraction: float = 0.5
+    footnote_min_top_fraction: Fraction = 0.5
     footnote_size_ratio: float = 0.92
     # A footnote holds at least this many letters (a lone marker or page number is none; historical
     # default) ...
@@ -273,22 +277,22 @@ class PdfSettings:
     # A box covering more than this fraction of the page area, or holding more than
     # `panel_max_text_share` of the page's characters, is a page background or a frame around the
     # body (slide-like reports, tinted pages), not a call-out.
-    panel_max_page_fraction: float = 0.6
-    panel_max_text_share: float = 0.5
+    panel_max_page_fraction: Fraction = 0.6
+    panel_max_text_share: Fraction = 0.5
     # A char belongs to a panel when its centre lies inside the box grown by this many points
     # (PDFium's loose char boxes reach past tightly drawn borders by ~0.5 pt).
     panel_edge_tolerance_pt: float = 1.0
     # Reversed text: chars at least this light (grey level, 1 = white) on a fill at most
     # `panel_dark_max_luminance` (relative luminance, 0 black .. 1 white); Word and InDesign
     # "white on navy" panels measure 1.0 on 0.1-0.35.
-    reversed_min_lightness: float = 0.75
-    panel_dark_max_luminance: float = 0.45
+    reversed_min_lightness: Fraction = 0.75
+    panel_dark_max_luminance: Fraction = 0.45
     # Sidebars without a drawn box: a stack of blocks sharing left and right edges (within
     # `sidebar_align_em` em) over at least `sidebar_min_height_em` em and `sidebar_min_lines` lines,
     # beside other text, and at most `sidebar_max_width_ratio` of the page's main text measure (the
     # char-weighted median line width). Magazine and report sidebars run at 0.3-0.5 of the main
     # measure; the two columns of a paper are equal (ratio 1).
-    sidebar_max_width_ratio: float = 0.6
+    sidebar_max_width_ratio: Fraction = 0.6
     sidebar_min_height_em: float = 8.0
     sidebar_min_lines: int = 4
     sidebar_align_em: float = 1.0
@@ -300,7 +304,7 @@ class PdfSettings:
     # `margin_note_max_width_fraction` of the main text width and at most `margin_note_max_lines`
     # lines, beside a body block. Contract clause numbers and revision marks sit 1-3 em outside.
     margin_note_min_gap_em: float = 1.0
-    margin_note_max_width_fraction: float = 0.3
+    margin_note_max_width_fraction: Fraction = 0.3
     margin_note_max_lines: int = 6
     # Containment is a chars x panels matrix; a page drawing more candidate boxes than this keeps
     # the largest (grids of cell boxes belong to tables, found before panels; a bound on work,
@@ -309,8 +313,8 @@ class PdfSettings:
     # The main text's left and right edges for margin notes: these char-weighted quantiles of the
     # line starts and ends, so a few indented or short lines do not move the edges (historical
     # defaults).
-    margin_text_left_quantile: float = 0.1
-    margin_text_right_quantile: float = 0.9
+    margin_text_left_quantile: Fraction = 0.1
+    margin_text_right_quantile: Fraction = 0.9
     # Blocks of a sidebar may touch what lies between them by this many points: guards against
     # rounding of boxes (historical default).
     sidebar_edge_tolerance_pt: float = 1.0
@@ -326,7 +330,7 @@ class PdfSettings:
     pull_quote_min_size_ratio: float = 1.25
     pull_quote_min_tokens: int = 5
     pull_quote_page_window: int = 1
-    pull_quote_min_overlap: float = 0.8
+    pull_quote_min_overlap: Fraction = 0.8
     # ...and of at most this many words: pull quotes are one to three sentences (the corpus's has 6
     # words, magazine ones 10-60); longer display text is a standfirst or an intro set large, and
     # matching it against the body costs time quadratic in its length.
@@ -335,7 +339,7 @@ class PdfSettings:
     # a heading named by a cross-reference, not a quote (calibrated on the IRS instructions and the
     # German lecture notes of the corpus, whose section titles repeat in their tables of contents and
     # cross-references; sentence-case quotes, German nouns included, stay well under 0.6).
-    pull_quote_max_title_case_share: float = 0.6
+    pull_quote_max_title_case_share: Fraction = 0.6
     # An abridged pull quote's pieces must occur within a passage at most this many times the
     # quote's length (guards against pieces scattered over a page matching by chance; historical
     # default).
@@ -361,33 +365,8 @@ class PdfSettings:
 
     def __post_init__(self) -> None:
         check_section(self)
-        check_fraction(self, "table_ruled_min_cell_share", "table_max_straddle_share", "table_min_density",
-                        "table_max_picture_share", "table_max_math_cell_share")
         if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
             raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
-        check_fraction(
-            self,
-            "line_overlap_ratio",
-            "gutter_max_cover",
-            "column_min_fill",
-            "column_min_width_fraction",
-            "footnote_min_top_fraction",
-            "title_max_top_fraction",
-            "watermark_min_lightness",
-            "watermark_max_lightness",
-            "panel_max_page_fraction",
-            "panel_max_text_share",
-            "reversed_min_lightness",
-            "panel_dark_max_luminance",
-            "sidebar_max_width_ratio",
-            "margin_note_max_width_fraction",
-            "pull_quote_min_overlap",
-            "pull_quote_max_title_case_share",
-            "page_turn_min_fraction",
-            "bold_heading_min_bold_fraction",
-            "margin_text_left_quantile",
-            "margin_text_right_quantile",
-        )
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
         if self.heading_size_ratio < 1.0 or self.size_change_ratio < 1.0:
