@@ -11,7 +11,9 @@ from dataclasses import replace
 import pytest
 
 from docclean_assets.extract.api import extract_document
-from docclean_assets.extract.ocr.engine import engine_path
+from docclean_assets.extract.ocr.engine import OcrRun, engine_path
+from docclean_assets.extract.pdf.document import extract_pdf
+from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.schema import row_to_report
 from docclean_assets.tables import DocRef, QUALITY_SCHEMA, report_to_row
 from docclean_assets.extract.ocr.settings import OcrSettings
@@ -236,3 +238,18 @@ def test_placing_a_picture_block_keeps_anchors_on_their_blocks():
     place_by_position(blocks, 1, [pic], 2)
     assert [b.kind for b in blocks] == ["heading", "caption", "image_text", "table"]
     assert blocks[blocks[1].anchor].kind == "table" and blocks[2].page == 2
+
+
+@needs_tesseract
+def test_ocr_merge_returns_a_new_extraction_and_leaves_its_input_and_report_as_they_were():
+    data = F.unmapped_pdf()  # a text layer OCR replaces: blocks dropped, pages counted, flags raised
+    ext = extract_pdf(data, Settings())
+    blocks, report = list(ext.blocks), replace(ext.report, flags=list(ext.report.flags))
+    chars = {p.info.number: p.chars for p in ext.trace.pages}
+    turns = {p.info.number: p.info.turn for p in ext.trace.pages}
+    out = extraction_with_ocr(data, ext, OcrRun(OcrSettings(), "auto", True), chars, turns)
+    assert ext.blocks == blocks and ext.report == report
+    assert out is not ext and out.report is not ext.report and out.report.flags is not ext.report.flags
+    assert out.report.ocr_pages == 1 and "unmapped_text" in out.report.flags and report.ocr_pages == 0
+    assert [b.drop_reason for b in out.blocks if b.get_meta("ocr") is None] == ["ocr_replaced"] * len(blocks)
+    assert out.trace is ext.trace

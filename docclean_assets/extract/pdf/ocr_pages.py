@@ -18,7 +18,7 @@ from typing import NamedTuple
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from docclean_assets.extract.model import BBox, Block, DropReason, Extraction, Kind, count_chars, renumber
+from docclean_assets.extract.model import BBox, Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.ocr.engine import OcrRun, is_photo
 from docclean_assets.extract.ocr.blocks import (
     Frame,
@@ -198,8 +198,9 @@ def _merge(blocks: list[Block], page_new: dict[int, tuple[list[Block], list[Bloc
 
 def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun, chars_by_page: dict[int, list[Char]],
                         turns: dict[int, int]) -> Extraction:
-    """The PDF extraction with OCR'd pages and pictures merged in and the OCR counts reported;
-    `chars_by_page` and `turns` are each page's text-layer chars and the turn they were read in."""
+    """A new extraction: `ext` with OCR'd pages and pictures merged in and the OCR counts reported
+    (`ext` and its report are left as they are); `chars_by_page` and `turns` are each page's
+    text-layer chars and the turn they were read in."""
     if not run.enabled:
         return ext
     page_new: dict[int, tuple[list[Block], list[Block]]] = {}
@@ -218,12 +219,17 @@ def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun, chars_by_page
         pdf.close()
     page_new = {n: v for n, v in page_new.items() if v[0] or v[1]}
     body_ocr = sum(count_chars(b.text) for paras, _ in page_new.values() for b in paras if b.kind == Kind.PARAGRAPH)
-    if page_new:
-        ext.blocks = _merge(ext.blocks, page_new)
-    replaced = sum(count_chars(b.text) for b in ext.blocks if b.drop_reason == DropReason.OCR_REPLACED)
-    run.to_report(ext.report, ext.report.raw_chars - replaced)  # the text layer OCR did not replace
-    ext.report.raw_chars += body_ocr
-    return ext
+    blocks = _merge(ext.blocks, page_new) if page_new else list(ext.blocks)
+    return Extraction(blocks, _reported(ext.report, run, blocks, body_ocr), ext.trace)
+
+
+def _reported(report: DocReport, run: OcrRun, blocks: list[Block], body_ocr: int) -> DocReport:
+    """A copy of `report` with the OCR counts of `run` and the `body_ocr` chars OCR added to the body."""
+    out = replace(report, flags=list(report.flags), part_errors=list(report.part_errors))
+    replaced = sum(count_chars(b.text) for b in blocks if b.drop_reason == DropReason.OCR_REPLACED)
+    run.to_report(out, out.raw_chars - replaced)  # the text layer OCR did not replace
+    out.raw_chars += body_ocr
+    return out
 
 
 def _page(page: pdfium.PdfPage, frame: PageFrame, number: int, chars: list[Char], run: OcrRun
