@@ -15,9 +15,15 @@ from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Word, make_line
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
 from docclean_assets.extract.pdf.pullquotes import pages_to_pull_quotes
-from docclean_assets.extract.pdf.regions import blocks_to_margin_notes, blocks_to_sidebars, place_asides
+from docclean_assets.extract.pdf.regions import (
+    blocks_to_margin_notes,
+    blocks_to_sidebars,
+    graphics_to_panels,
+    place_asides,
+)
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.pdf.table_model import table_block
+from docclean_assets.extract.pdf.tables import graphics_to_edges
 from docclean_assets.extract.pdf.trace import STAGES, PageTrace, PdfTrace
 from docclean_assets.extract.settings import Settings
 from docclean_assets_tests.fixtures.build import two_column_report_pdf
@@ -178,3 +184,13 @@ def test_trace_records_every_drawable_stage(report_trace):
         assert isinstance(getattr(page, name), list), name
     with pytest.raises(KeyError):
         report_trace.page(99)
+
+
+def test_invisible_paint_is_a_setting_read_by_panels_and_table_rules():
+    near_white = (250, 250, 250, 255)  # relative luminance 0.98
+    box = Graphic("rect", 72, 100, 300, 200, near_white, None, 0.0)
+    rule = Graphic("line", 72, 300, 300, 300.5, None, near_white, 0.5)
+    assert graphics_to_panels([box], INFO, BODY, S) == [] and graphics_to_edges([rule, box], S) == []
+    seen = PdfSettings(invisible_min_luminance=0.99)
+    assert len(graphics_to_panels([box], INFO, BODY, seen)) == 1
+    assert len(graphics_to_edges([rule, box], seen)) == 5  # the rule, and the box's four sides

@@ -22,9 +22,6 @@ from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.settings import PdfSettings
 
-# Paint at least this light (relative luminance) is invisible on a white page: white boxes mask
-# content or carry links, they frame nothing. (Shared with pdf/tables.py and pdf/table_grid.py.)
-_INVISIBLE_LUMINANCE = 0.97
 ASIDE_KINDS = ("callout", "margin_note", "pull_quote")
 
 
@@ -63,8 +60,9 @@ def luminance(rgba: tuple[int, int, int, int]) -> float:
     return (0.299 * r + 0.587 * g + 0.114 * b) / 255.0
 
 
-def visible(rgba: tuple[int, int, int, int] | None) -> bool:
-    return rgba is not None and rgba[3] > 0 and luminance(rgba) < _INVISIBLE_LUMINANCE
+def visible(rgba: tuple[int, int, int, int] | None, s: PdfSettings) -> bool:
+    """Whether paint shows on a white page: opaque and darker than `invisible_min_luminance`."""
+    return rgba is not None and rgba[3] > 0 and luminance(rgba) < s.invisible_min_luminance
 
 
 def _inside(g: Graphic, box: tuple[float, float, float, float]) -> bool:
@@ -92,8 +90,8 @@ def graphics_to_panels(
             continue
         if w * h > settings.panel_max_page_fraction * page_area:
             continue
-        filled = visible(g.fill)
-        if not (filled or visible(g.stroke)):
+        filled = visible(g.fill, settings)
+        if not (filled or visible(g.stroke, settings)):
             continue
         if any(_inside(g, box) for box in avoid):
             continue

@@ -287,6 +287,10 @@ class PdfSettings:
     # "white on navy" panels measure 1.0 on 0.1-0.35.
     reversed_min_lightness: Fraction = 0.75
     panel_dark_max_luminance: Fraction = 0.45
+    # Paint at least this light (relative luminance, fraction of white's) is invisible on a white
+    # page: white rules and boxes mask content or carry links, they frame nothing, so they make no
+    # panel (regions.py) and no table rule or drawing (tables.py, table_grid.py). Historical default.
+    invisible_min_luminance: Fraction = 0.97
     # Sidebars without a drawn box: a stack of blocks sharing left and right edges (within
     # `sidebar_align_em` em) over at least `sidebar_min_height_em` em and `sidebar_min_lines` lines,
     # beside other text, and at most `sidebar_max_width_ratio` of the page's main text measure (the

@@ -237,7 +237,7 @@ def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) 
             continue
         w, h = g.x1 - g.x0, g.bottom - g.top
         flat = min(w, h) < s.table_curve_min_aspect_fraction * max(w, h)
-        curve = g.kind == "path" and visible(g.stroke) and not visible(g.fill) and not flat
+        curve = g.kind == "path" and visible(g.stroke, s) and not visible(g.fill, s) and not flat
         if curve or g.kind == "image":
             drawn += w * h
     return drawn > s.table_max_picture_share * area

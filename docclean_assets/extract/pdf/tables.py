@@ -36,12 +36,12 @@ def _edge(x0: float, top: float, x1: float, bottom: float, orientation: str) -> 
             "orientation": orientation, "object_type": "line"}
 
 
-def graphics_to_edges(graphics: list[Graphic]) -> list[dict]:
+def graphics_to_edges(graphics: list[Graphic], s: PdfSettings) -> list[dict]:
     """pdfplumber edges from the visibly painted rules (one edge along their length) and boxes
     (their four sides)."""
     out: list[dict] = []
     for g in graphics:
-        if not (visible(g.fill) or visible(g.stroke)):
+        if not (visible(g.fill, s) or visible(g.stroke, s)):
             continue
         if g.kind == "line":
             if g.x1 - g.x0 >= g.bottom - g.top:
@@ -147,7 +147,7 @@ def cells_to_grid(boxes: list[Box], chars: list[Char], s: PdfSettings) -> tuple[
 
 def page_to_ruled_tables(chars: list[Char], graphics: list[Graphic], page: int, s: PdfSettings) -> RuledTables:
     """The page's ruled tables as `table` blocks, and the chars outside them."""
-    groups = edges_to_cell_groups(graphics_to_edges(graphics), s)
+    groups = edges_to_cell_groups(graphics_to_edges(graphics, s), s)
     tables: list[TableBlock] = []
     taken: set[int] = set()
     for boxes in groups:
