@@ -2,10 +2,12 @@
 keeps what each stage produced (pdf/trace.py)."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from docclean_assets.extract.layout import Gutter
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
 from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.document import extract_pdf
@@ -131,7 +133,7 @@ def test_sidebars_leave_the_flow_and_their_input():
     before = _state(page)
     split = blocks_to_sidebars(page, BODY, S)
     assert _state(page) == before
-    assert split.flow == wide and len(split.asides) == 1 and split.asides[0].parts == side
+    assert split.flow == wide and len(split.asides) == 1 and split.asides[0].parts == tuple(side)
     assert ("region", "sidebar") in split.asides[0].extra
 
 
@@ -194,3 +196,18 @@ def test_invisible_paint_is_a_setting_read_by_panels_and_table_rules():
     seen = PdfSettings(invisible_min_luminance=0.99)
     assert len(graphics_to_panels([box], INFO, BODY, seen)) == 1
     assert len(graphics_to_edges([rule, box], seen)) == 5  # the rule, and the box's four sides
+
+
+def test_blocks_are_frozen_and_relabel_keeps_the_frame():
+    [blk] = lines_to_blocks([_line(PROSE[:40], 72, 100), _line(PROSE[40:80], 72, 112)], 1, S)
+    assert isinstance(blk.lines, tuple) and len(blk.lines) == 2
+    for name, value in (("kind", "heading"), ("x0", 0.0), ("lines", ()), ("anchor_to", None)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(blk, name, value)
+    table = table_block(list(blk.lines), 1, (60.0, 90.0, 400.0, 130.0), "| a |", "ruled")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        table.rendered = "| b |"
+    moved = table.relabel(column=2)
+    assert (moved.x0, moved.top, moved.x1, moved.bottom) == (60.0, 90.0, 400.0, 130.0)
+    assert moved.text == "| a |" and moved.extra == (("table", "ruled"),) and table.column == 0
+    assert moved != table and moved is not table  # compared by identity

@@ -1,21 +1,23 @@
 """Stage 3: lines to blocks (paragraphs) from spacing, size changes and indentation, never newlines."""
 from __future__ import annotations
 
-import copy
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import InitVar, dataclass, field, replace
 
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
 from docclean_assets.extract.pdf.lines import Line
 from docclean_assets.extract.pdf.settings import PdfSettings
 
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom in top-left points
 
-@dataclass(slots=True, eq=False)
+
+@dataclass(frozen=True, slots=True, eq=False)
 class PBlock:
-    """A block: its lines and its labels. Only the stage that builds a block grows it (`add`); later
-    stages never change it but return relabelled copies (`relabel`). Compared by identity."""
+    """A block: its lines and its labels, frozen: stages return relabelled copies (`relabel`).
+    Compared by identity (the orchestrator re-points anchors at a block's copy by identity)."""
 
-    lines: list[Line]
+    lines: Sequence[Line]  # kept as a tuple
     page: int
     kind: str = "paragraph"
     drop_reason: str | None = None
@@ -23,30 +25,27 @@ class PBlock:
     column: int = 0  # set by the reading-order stage
     extra: tuple[tuple[str, str], ...] = ()
     anchor_to: PBlock | None = None  # the body block an aside (call-out, margin note, pull quote) refers to
-    parts: list[PBlock] | None = None  # an aside built from several paragraphs: its text keeps their breaks
-    x0: float = 0.0
-    top: float = 0.0
-    x1: float = 0.0
-    bottom: float = 0.0
+    parts: Sequence[PBlock] | None = None  # an aside built from several paragraphs: its text keeps their breaks
+    box: InitVar[Box | None] = None  # the block's frame when it is not its lines' (a table's, a panel's)
+    x0: float = field(init=False)
+    top: float = field(init=False)
+    x1: float = field(init=False)
+    bottom: float = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.x0 = min(ln.x0 for ln in self.lines)
-        self.top = min(ln.top for ln in self.lines)
-        self.x1 = max(ln.x1 for ln in self.lines)
-        self.bottom = max(ln.bottom for ln in self.lines)
+    def __post_init__(self, box: Box | None) -> None:
+        lines = tuple(self.lines)
+        if box is None:
+            box = (min(ln.x0 for ln in lines), min(ln.top for ln in lines),
+                   max(ln.x1 for ln in lines), max(ln.bottom for ln in lines))
+        object.__setattr__(self, "lines", lines)
+        if self.parts is not None:
+            object.__setattr__(self, "parts", tuple(self.parts))
+        for name, value in zip(("x0", "top", "x1", "bottom"), box, strict=True):
+            object.__setattr__(self, name, value)
 
     def relabel(self, **changes: object) -> PBlock:
-        """A copy of the block with the given fields changed; the block itself is left as it is."""
-        new = copy.copy(self)
-        for name, value in changes.items():
-            setattr(new, name, value)
-        return new
-
-    def add(self, ln: Line) -> None:
-        """Append a line, growing the box."""
-        self.lines.append(ln)
-        self.x0, self.top = min(self.x0, ln.x0), min(self.top, ln.top)
-        self.x1, self.bottom = max(self.x1, ln.x1), max(self.bottom, ln.bottom)
+        """A copy of the block (its frame kept) with the given fields changed; the block itself is left as it is."""
+        return replace(self, box=(self.x0, self.top, self.x1, self.bottom), **changes)
 
     @property
     def size(self) -> float:
@@ -95,7 +94,24 @@ def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
     return min(a1, b1) - max(a0, b0)
 
 
-def _continues(blk: PBlock, ln: Line, s: PdfSettings) -> bool:
+@dataclass(slots=True)
+class _Open:
+    """A block `lines_to_blocks` is still growing: its lines so far and their box."""
+
+    lines: list[Line]
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+    def add(self, ln: Line) -> None:
+        """Append a line, growing the box."""
+        self.lines.append(ln)
+        self.x0, self.top = min(self.x0, ln.x0), min(self.top, ln.top)
+        self.x1, self.bottom = max(self.x1, ln.x1), max(self.bottom, ln.bottom)
+
+
+def _continues(blk: _Open, ln: Line, s: PdfSettings) -> bool:
     """Whether `ln` continues `blk` as the next line of the same paragraph."""
     last = blk.lines[-1]
     size = max(ln.size, last.size)
@@ -137,8 +153,8 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
     heading boundary intervenes; otherwise it opens a new block. Blocks in different columns never
     share lines because their lines do not overlap horizontally.
     """
-    blocks: list[PBlock] = []
-    open_: list[PBlock] = []
+    blocks: list[_Open] = []
+    open_: list[_Open] = []
     for ln in lines:
         # Close blocks left far behind (bounded search keeps this linear in practice).
         reach = settings.block_open_max_gap_em
@@ -149,7 +165,7 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
         if target is not None and _continues(target, ln, settings):
             target.add(ln)
         else:
-            blk = PBlock([ln], page)
+            blk = _Open([ln], ln.x0, ln.top, ln.x1, ln.bottom)
             blocks.append(blk)
             open_.append(blk)
-    return blocks
+    return [PBlock(b.lines, page) for b in blocks]

@@ -152,10 +152,8 @@ def panel_to_callout(panel: Panel, chars: list[Char], page: int, settings: PdfSe
     if len(lines) < settings.panel_min_lines:
         return None
     paragraphs = sorted(lines_to_blocks(lines, page, settings), key=lambda b: (b.top, b.x0))
-    out = PBlock([ln for p in paragraphs for ln in p.lines], page, kind="callout", parts=paragraphs,
-                 extra=(("region", "box"),))
-    out.x0, out.top, out.x1, out.bottom = panel.x0, panel.top, panel.x1, panel.bottom  # the box, not its text
-    return out
+    return PBlock([ln for p in paragraphs for ln in p.lines], page, kind="callout", parts=paragraphs,
+                  extra=(("region", "box"),), box=(panel.x0, panel.top, panel.x1, panel.bottom))  # the box, not its text
 
 
 def _weighted_quantile(values: list[float], weights: list[int], q: float) -> float:

@@ -36,7 +36,7 @@ class Grid(NamedTuple):
     source: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class TableBlock(PBlock):
     """A table in the page flow: its cell lines (for geometry and size) and its rendered text."""
 
@@ -89,7 +89,5 @@ def fallback_text(ncols: int, row_texts: list[str]) -> str:
 def table_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], text: str,
                 source: str, fallback: bool = False) -> TableBlock:
     """A `table` block over `lines` with the frame `bbox` and its rendered text."""
-    blk = TableBlock(list(lines), page, kind="table", rendered=text, fallback=fallback)
-    blk.x0, blk.top, blk.x1, blk.bottom = bbox
-    blk.extra = (("table", "fallback" if fallback else source),)
-    return blk
+    return TableBlock(lines, page, kind="table", extra=(("table", "fallback" if fallback else source),), box=bbox,
+                      rendered=text, fallback=fallback)
