@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 from docclean_assets.extract.errors import ExtractionError  # noqa: F401 - re-exported: api.ExtractionError
@@ -49,8 +50,9 @@ def extract_document(
     run = OcrRun(settings.ocr, ocr, ocr_scanned_body)
     result = _dispatch(data, fmt, settings, html_rules=html_rules, url=url, speaker_notes=speaker_notes,
                        ocr=run if run.enabled else None)
-    result.report.method = result.report.method or _DEFAULT_METHOD.get(fmt, "")
-    return result
+    if result.report.method:
+        return result
+    return replace(result, report=replace(result.report, method=_DEFAULT_METHOD.get(fmt, "")))
 
 
 def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRules | None, url: str | None,
