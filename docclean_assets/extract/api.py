@@ -7,13 +7,9 @@ from pathlib import Path
 
 from docclean_assets.extract.errors import ExtractionError  # noqa: F401 - re-exported: api.ExtractionError
 from docclean_assets.extract.guard import check_html_bytes, merge_flooded, plan_pdf
-from docclean_assets.extract.html.document import extract_html
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.ocr.engine import OcrRun
-from docclean_assets.extract.office.docx import extract_docx
-from docclean_assets.extract.office.pptx import extract_pptx
-from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.settings import Settings
 
 
@@ -60,14 +56,25 @@ def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRule
     """The backend's Extraction for `fmt`."""
     if not data:
         raise ExtractionError("empty file (0 bytes)")
+    # Each backend is imported on first use: a source of web pages never loads PDFium, pdfplumber,
+    # numpy or python-docx (~26 MB of peak RSS in the bench's HTML run). The import-graph test
+    # counts these imports too; the backends never import this module.
     if fmt == "pdf":
+        from docclean_assets.extract.pdf.document import extract_pdf
+
         plan = plan_pdf(data, settings.limits)  # page cap; pages over the char cap set aside
         return merge_flooded(extract_pdf(plan.data, settings, ocr), plan)
     if fmt == "docx":
+        from docclean_assets.extract.office.docx import extract_docx
+
         return extract_docx(data, settings, ocr)
     if fmt == "pptx":
+        from docclean_assets.extract.office.pptx import extract_pptx
+
         return extract_pptx(data, settings, speaker_notes=speaker_notes, ocr=ocr)
     if fmt == "html":
+        from docclean_assets.extract.html.document import extract_html
+
         check_html_bytes(data, settings.limits)
         return extract_html(data, settings, rules=html_rules, url=url)
     raise ExtractionError(f"unsupported format {fmt!r}")
