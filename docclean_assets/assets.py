@@ -1,14 +1,15 @@
 """The six assets, partitioned by source: raw_files -> parsed_blocks + parsed_documents (one parse,
-one commit) -> boilerplate_sets -> normalized_blocks -> quality_report. Each reads and writes
-Parquet through the store."""
+committed in batches) -> boilerplate_sets -> normalized_blocks -> quality_report. Each streams over
+the store's committed parts and writes through it, holding the source's write lock."""
 
 from pathlib import Path
 
 import dagster as dg
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from docclean_assets import pipeline
+from docclean_assets.pipeline import derive, raw
+from docclean_assets.pipeline import parse as parse_stage
+from docclean_assets.progress import LineProgress, Progress, Tee
 from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
 from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.resources import Docclean
@@ -22,18 +23,21 @@ class ParseConfig(dg.Config):
 
     extractor: str = DEFAULT_EXTRACTOR  # 'module:function' run in each worker (tests inject faults here)
     force: bool = False  # parse every document again, even when its bytes are unchanged
+    retry_failed: bool = False  # parse failed documents again although their bytes are unchanged
 
 
 def _schema_meta(schema: pa.Schema) -> dg.TableSchema:
     return dg.TableSchema(columns=[dg.TableColumn(f.name, str(f.type)) for f in schema])
 
 
-def _read(dc: Docclean, table: str, source: str, schema: pa.Schema) -> pa.Table:
-    """A partition written upstream; a missing one means the upstream asset never ran."""
-    data = dc.store.read(table, source, schema)
-    if data is None:
+def _require(dc: Docclean, table: str, source: str) -> None:
+    """Fail clearly when an upstream partition was never committed."""
+    if dc.store.snapshot(table, source) is None:
         raise dg.Failure(f"{table} has no partition {source!r} yet: materialize it first")
-    return data
+
+
+def _rows(dc: Docclean, table: str, source: str) -> int:
+    return sum(dc.store.counts(table, source, "source").values())
 
 
 def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
@@ -44,17 +48,17 @@ def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
     return dg.MetadataValue.md(df.to_markdown(index=False))
 
 
-def _result_meta(path: Path, table: pa.Table, schema: pa.Schema, **extra) -> dict:
+def _result_meta(path: Path, rows: int, schema: pa.Schema, **extra) -> dict:
     return {
-        "dagster/row_count": table.num_rows,
+        "dagster/row_count": rows,
         "dagster/column_schema": _schema_meta(schema),
         "path": dg.MetadataValue.path(str(path)),
         **extra,
     }
 
 
-def _result(path: Path, table: pa.Table, schema: pa.Schema, **extra) -> dg.MaterializeResult:
-    return dg.MaterializeResult(metadata=_result_meta(path, table, schema, **extra))
+def _result(path: Path, rows: int, schema: pa.Schema, **extra) -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata=_result_meta(path, rows, schema, **extra))
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -63,95 +67,103 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"},
               description="One row per file found or URL fetched: content address, sniffed format, size, time.")
     def raw_files(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
-        src = docclean.source(context.partition_key)
-        previous = docclean.store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls else None
-        table = pipeline.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings, previous,
-                                         docclean.config.fetch)
-        path = docclean.store.write("raw_files", src.name, table)
-        return _result(path, table, RAW_FILES_SCHEMA,
-                       formats=dg.MetadataValue.json(pipeline.count_by(table, "format")),
+        src, store = docclean.source(context.partition_key), docclean.store
+        with store.locked(src.name):
+            previous = store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls else None
+            table = raw.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings, previous,
+                                        docclean.config.fetch)
+            store.overwrite_if_changed("raw_files", src.name, table)
+        return _result(store.uri("raw_files", src.name), table.num_rows, RAW_FILES_SCHEMA,
+                       formats=dg.MetadataValue.json(raw.count_by(table, "format")),
                        format_mismatches=int(sum(table.column("format_mismatch").to_pylist())),
                        not_modified=sum(1 for s in table.column("http_status").to_pylist() if s == 304),
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
-    # One parse writes two tables in one commit, so they are one multi-asset: both appear in the
-    # lineage, and a run can never materialize one without the other.
+    # One parse writes two tables as one pair commit per batch, so they are one multi-asset: both
+    # appear in the lineage, and a run can never materialize one without the other.
     @dg.multi_asset(name="parsed_blocks", partitions_def=partitions, can_subset=False, specs=[
         dg.AssetSpec("parsed_blocks", deps=[raw_files], group_name=GROUP, kinds={"parquet"},
                      description="Blocks as each format backend returns them, incl. blocks the parser drops; "
-                                 "one isolated worker per document; unchanged documents are reused."),
+                                 "one isolated worker per document; committed in batches; unchanged documents "
+                                 "are neither parsed nor rewritten."),
         dg.AssetSpec("parsed_documents", deps=[raw_files], group_name=GROUP, kinds={"parquet"},
                      description="One row per parsed document: status, error, parser version and the backend's "
                                  "diagnostics (the counts of every chance of silent loss, with flags)."),
     ])
-    def parse(context: dg.AssetExecutionContext, config: ParseConfig, docclean: Docclean):
-        src = docclean.source(context.partition_key)
-        store, settings = docclean.store, docclean.config.settings
-        raw = _read(docclean, "raw_files", src.name, RAW_FILES_SCHEMA)
-        previous = store.read_tables(src.name, {"parsed_blocks": BLOCKS_SCHEMA, "parsed_documents": DOCS_SCHEMA})
-        blocks, docs, stats = pipeline.parse_source(
-            src, raw, previous["parsed_blocks"], previous["parsed_documents"], settings, config.extractor, config.force)
-        # one commit under the source's lock: readers and a crash see both tables old or both new
-        paths = store.write_tables(src.name, {"parsed_documents": docs, "parsed_blocks": blocks})
+    def parse(context: dg.AssetExecutionContext, config: ParseConfig, docclean: Docclean,
+              progress: dg.ResourceParam[Progress]):
+        src, store = docclean.source(context.partition_key), docclean.store
+        with store.locked(src.name):  # one writer per source; rolls back what a killed writer left
+            _require(docclean, "raw_files", src.name)
+            table = store.read("raw_files", src.name, RAW_FILES_SCHEMA)
+            stats = parse_stage.parse_source(store, src, table, docclean.config.settings, config.extractor,
+                                             config.force, config.retry_failed,
+                                             Tee(progress, LineProgress(context.log.info)))
+            store.vacuum("parsed_blocks", src.name)
         for doc_path, error in stats.errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
+        statuses = store.counts("parsed_documents", src.name, "status")
         yield dg.MaterializeResult(asset_key="parsed_documents", metadata=_result_meta(
-            paths["parsed_documents"], docs, DOCS_SCHEMA, statuses=dg.MetadataValue.json(pipeline.count_by(docs, "status")),
-            methods=dg.MetadataValue.json(pipeline.count_by(docs, "method")),
-            preview=_preview(docs, ["path", "status", "method", "pages", "error"])))
+            store.uri("parsed_documents", src.name), sum(statuses.values()), DOCS_SCHEMA,
+            statuses=dg.MetadataValue.json(statuses),
+            methods=dg.MetadataValue.json(store.counts("parsed_documents", src.name, "method"))))
+        kinds = store.counts("parsed_blocks", src.name, "kind")
         yield dg.MaterializeResult(asset_key="parsed_blocks", metadata=_result_meta(
-            paths["parsed_blocks"], blocks, BLOCKS_SCHEMA, documents=docs.num_rows, parsed=stats.parsed,
-            reused=stats.reused, failed=stats.failed, seconds=round(stats.seconds, 2),
-            errors=dg.MetadataValue.json(stats.errors),
-            kinds=dg.MetadataValue.json(pipeline.count_by(blocks, "kind")),
-            drop_reasons=dg.MetadataValue.json(pipeline.count_by(blocks, "drop_reason"))))
+            store.uri("parsed_blocks", src.name), sum(kinds.values()), BLOCKS_SCHEMA,
+            documents=sum(statuses.values()), parsed=stats.parsed, reused=stats.reused, unchanged=stats.unchanged,
+            removed=stats.removed, failed=stats.failed, batches=stats.batches, seconds=round(stats.seconds, 2),
+            errors=dg.MetadataValue.json(stats.errors), kinds=dg.MetadataValue.json(kinds),
+            drop_reasons=dg.MetadataValue.json(store.counts("parsed_blocks", src.name, "drop_reason"))))
 
     @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=["parsed_blocks", "parsed_documents"],
               description="Repeated texts: running heads and page numbers across a document's pages "
                           "(digits normalised), and the site template across a source's pages.")
     def boilerplate_sets(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
-        src = docclean.source(context.partition_key)
-        with docclean.store.locked(src.name):  # the parsed pair from one commit
-            blocks = _read(docclean, "parsed_blocks", src.name, BLOCKS_SCHEMA)
-            docs = _read(docclean, "parsed_documents", src.name, DOCS_SCHEMA)
+        src, store = docclean.source(context.partition_key), docclean.store
         errors: dict[str, str] = {}
-        table = pipeline.boilerplate_table(src.name, blocks, docs, docclean.config.settings, errors)
-        path = docclean.store.write("boilerplate_sets", src.name, table)
+        with store.locked(src.name):
+            _require(docclean, "parsed_blocks", src.name)
+            table = derive.boilerplate_table(store, src.name, docclean.config.settings, errors)
+            changed = store.overwrite_if_changed("boilerplate_sets", src.name, table)
         for doc_path, error in errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
-        return _result(path, table, BOILERPLATE_SCHEMA, scopes=dg.MetadataValue.json(pipeline.count_by(table, "scope")),
-                       errors=dg.MetadataValue.json(errors),
+        return _result(store.uri("boilerplate_sets", src.name), table.num_rows, BOILERPLATE_SCHEMA, changed=changed,
+                       scopes=dg.MetadataValue.json(raw.count_by(table, "scope")), errors=dg.MetadataValue.json(errors),
                        preview=_preview(table, ["scope", "band", "example", "count", "out_of", "drop_reason"]))
 
     @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=["parsed_blocks", boilerplate_sets],
               description="Every block after repetition removal and normalisation; removed blocks keep "
                           "their text and a drop_reason. The body is drop_reason IS NULL AND kind IN body kinds.")
     def normalized_blocks(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
-        src = docclean.source(context.partition_key)
-        blocks = _read(docclean, "parsed_blocks", src.name, BLOCKS_SCHEMA)
-        sets = _read(docclean, "boilerplate_sets", src.name, BOILERPLATE_SCHEMA)
-        table = pipeline.normalized_table(blocks, sets, docclean.config.settings)
-        path = docclean.store.write("normalized_blocks", src.name, table)
-        return _result(path, table, BLOCKS_SCHEMA,
-                       kinds=dg.MetadataValue.json(pipeline.count_by(table, "kind")),
-                       drop_reasons=dg.MetadataValue.json(pipeline.count_by(table, "drop_reason")),
-                       changed_by_normalisation=int(pc.sum(pc.is_valid(table.column("orig_text"))).as_py() or 0))
+        src, store = docclean.source(context.partition_key), docclean.store
+        with store.locked(src.name):
+            _require(docclean, "boilerplate_sets", src.name)
+            stats = derive.normalize_source(store, src.name, docclean.config.settings)
+            store.vacuum("normalized_blocks", src.name)
+        kinds = store.counts("normalized_blocks", src.name, "kind")
+        context.log.info(f"{src.name}: normalised {stats.normalized} documents in {stats.batches} commits, "
+                         f"{stats.unchanged} unchanged, {stats.removed} removed")
+        return _result(store.uri("normalized_blocks", src.name), sum(kinds.values()), BLOCKS_SCHEMA,
+                       normalized=stats.normalized, unchanged=stats.unchanged, removed=stats.removed,
+                       kinds=dg.MetadataValue.json(kinds),
+                       drop_reasons=dg.MetadataValue.json(store.counts("normalized_blocks", src.name, "drop_reason")),
+                       changed_by_normalisation=store.count_where("normalized_blocks", src.name, "orig_text IS NOT NULL"))
 
     @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[raw_files, "parsed_documents", normalized_blocks],
               description="One row per document: status, error, retention ratio and the counts of "
                           "every chance of silent loss, with flags.")
     def quality_report(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
-        src = docclean.source(context.partition_key)
-        raw = _read(docclean, "raw_files", src.name, RAW_FILES_SCHEMA)
-        docs = _read(docclean, "parsed_documents", src.name, DOCS_SCHEMA)
-        blocks = _read(docclean, "normalized_blocks", src.name, BLOCKS_SCHEMA)
-        table, band = pipeline.quality_table(raw, docs, blocks, src, docclean.config.settings)
-        path = docclean.store.write("quality_report", src.name, table)
+        src, store = docclean.source(context.partition_key), docclean.store
+        with store.locked(src.name):
+            _require(docclean, "normalized_blocks", src.name)
+            stream, band = derive.quality_table(store, src, docclean.config.settings)
+            store.overwrite("quality_report", src.name, stream)
+        table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=["path", "status", "retention_ratio", "flags", "error"])
         flagged = sum(1 for f in table.column("flags").to_pylist() if f)
-        return _result(path, table, QUALITY_SCHEMA, documents=table.num_rows,
-                       failed=pipeline.count_by(table, "status").get("failed", 0), flagged=flagged,
+        return _result(store.uri("quality_report", src.name), table.num_rows, QUALITY_SCHEMA, documents=table.num_rows,
+                       failed=raw.count_by(table, "status").get("failed", 0), flagged=flagged,
                        retention_band=dg.MetadataValue.json(None if band is None else
                                                             {"low": band.low, "high": band.high, "learned": band.learned}),
-                       preview=_preview(table, ["path", "status", "retention_ratio", "flags", "error"]))
+                       preview=_preview(table.sort_by("path"), ["path", "status", "retention_ratio", "flags", "error"]))
 
     return [raw_files, parse, boilerplate_sets, normalized_blocks, quality_report]

@@ -48,9 +48,9 @@ def _print_table(con, sql: str) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from docclean_assets.store import ParquetStore
+    from docclean_assets.store.tables import Store
 
-    con = ParquetStore(args.data_dir).connect()
+    con = Store(args.data_dir).connect()
     tables = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
     if not {"quality_report", "normalized_blocks"} <= tables:
         print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
@@ -64,9 +64,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
 
-    from docclean_assets.store import ParquetStore
+    from docclean_assets.store.tables import Store
 
-    con = ParquetStore(args.data_dir).connect()
+    con = Store(args.data_dir).connect()
     try:
         if args.json:
             cur = con.execute(args.query)
@@ -126,7 +126,7 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
     defs = build_defs(args.sources, args.data_dir)
     nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     instance = _instance()
-    run_config = {"ops": {"parsed_blocks": {"config": {"force": args.force}}},
+    run_config = {"ops": {"parsed_blocks": {"config": {"force": args.force, "retry_failed": args.retry_failed}}},
                   "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
     failed = False
     for i, name in enumerate(names, 1):
@@ -248,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     data_dir_arg(run)
     run.add_argument("--source", action="append", help="only this source (repeatable)")
     run.add_argument("--force", action="store_true", help="parse unchanged documents again")
+    run.add_argument("--retry-failed", action="store_true", help="parse failed documents again although unchanged")
     run.add_argument("--quiet", action="store_true", help="no summary at the end")
     run.set_defaults(fn=cmd_run)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 
 from docclean_assets.sources import Source, SourcesConfig, load_sources
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # Environment variables that move the defaults (used by `dagster dev`, the CLI and the tests).
@@ -36,8 +36,8 @@ class Docclean(dg.ConfigurableResource):
         return load_sources(self.sources_file)
 
     @cached_property
-    def store(self) -> ParquetStore:
-        return ParquetStore(self.data_dir)
+    def store(self) -> Store:
+        return Store(self.data_dir, self.config.store)
 
     def source(self, name: str) -> Source:
         """One configured source; a partition key that is no longer configured is an error."""

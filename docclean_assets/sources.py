@@ -12,6 +12,7 @@ from croniter import croniter
 
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.settings import Settings, section_from_dict
+from docclean_assets.store.settings import StoreSettings
 from docclean_assets.extract.sniff import EXTENSIONS
 from docclean_assets.extract.validation import check_section
 
@@ -88,6 +89,7 @@ class SourcesConfig:
     sources: dict[str, Source]
     settings: Settings = field(default_factory=Settings)  # the extraction library's sections
     fetch: FetchSettings = field(default_factory=FetchSettings)  # how URL sources are fetched
+    store: StoreSettings = field(default_factory=StoreSettings)  # how the tables are committed
 
 
 def _err(source: str, key: str, why: str) -> SourceConfigError:
@@ -183,11 +185,12 @@ def load_sources(file: str | Path) -> SourcesConfig:
     try:
         if not isinstance(overrides, dict):
             raise ValueError(f"expected a mapping of sections, got {overrides!r}")
-        settings = Settings.from_dict({k: v for k, v in overrides.items() if k != "fetch"})
+        settings = Settings.from_dict({k: v for k, v in overrides.items() if k not in ("fetch", "store")})
         fetch = section_from_dict("fetch", FetchSettings(), overrides.get("fetch") or {})
+        store = section_from_dict("store", StoreSettings(), overrides.get("store") or {})
     except (TypeError, ValueError) as exc:
         raise SourceConfigError(f"{file}: settings: {exc}") from exc
-    return SourcesConfig(file, sources, settings, fetch)
+    return SourcesConfig(file, sources, settings, fetch, store)
 
 
 class Walk(NamedTuple):

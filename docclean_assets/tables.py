@@ -75,6 +75,10 @@ DOCS_SCHEMA = pa.schema(
     + LOSS_FIELDS
 )
 
+# Internal index of normalized_blocks: one row per document normalised, its quality figures before the
+# source's band is applied, and the digest of its inputs (an unchanged digest: nothing to redo).
+NORMALIZED_DOCS_SCHEMA = pa.schema(list(QUALITY_SCHEMA) + [pa.field("inputs_digest", pa.string())])
+
 BOILERPLATE_SCHEMA = pa.schema(
     [
         pa.field("source", pa.string(), nullable=False),

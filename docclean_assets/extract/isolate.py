@@ -179,20 +179,27 @@ class _Running:
 
 
 def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAULT_EXTRACTOR) -> Iterator[tuple[Job, Outcome]]:
-    """Yield (job, outcome) as documents finish, at most `limits.workers` at a time."""
-    pending = list(jobs)[::-1]
+    """Yield (job, outcome) as documents finish, at most `limits.workers` at a time; jobs are taken
+    from the iterable only as workers free up, so a source of any size is never listed in memory."""
+    pending = iter(jobs)
     workers = limits.workers or os.cpu_count() or 1
     running: dict[Connection, _Running] = {}
+    exhausted = False
     try:
-        while pending or running:
-            while pending and len(running) < workers:
-                job = pending.pop()
+        while not exhausted or running:
+            while not exhausted and len(running) < workers:
+                job = next(pending, None)
+                if job is None:
+                    exhausted = True
+                    break
                 parent, child = _CTX.Pipe(duplex=False)
                 proc = _CTX.Process(target=_child, args=(child, extractor, job, limits, _lifeline()), daemon=True)
                 with _main_hidden():
                     proc.start()
                 child.close()
                 running[parent] = _Running(job, proc, parent, time.monotonic())
+            if not running:
+                break
             deadline = min(r.started + _limit(r.job, limits) for r in running.values())
             ready = wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
             for conn in ready:

@@ -1,0 +1,331 @@
+"""boilerplate_sets, normalized_blocks and quality_report, streamed over the committed parts.
+
+Nothing here holds a partition's blocks: DuckDB sorts and aggregates over the Parquet parts (spilling
+past `StoreSettings.duckdb_memory_mb`), and Python sees one document's blocks at a time. The
+normalisation is incremental: each document's inputs (its parsed_documents row, the repeats that
+apply to it, the settings) are digested, and only documents whose digest changed are normalised and
+committed again, in batches, with their quality figures kept in the `_normalized_documents` index.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
+
+import duckdb
+from duckdb import sqltypes
+import pyarrow as pa
+
+from docclean_assets.extract.api import PARSER_VERSION
+from docclean_assets.extract.boilerplate import (
+    Repeat, apply_repeats, blocks_to_page_repeats, template_pattern_of,
+)
+from docclean_assets.extract.model import Block, DropReason
+from docclean_assets.extract.normalize import normalize_blocks
+from docclean_assets.extract.quality import Band, band_for, document_figures
+from docclean_assets.extract.schema import row_to_report
+from docclean_assets.extract.settings import Settings
+from docclean_assets.pipeline.raw import rows_to_table
+from docclean_assets.sources import Source
+from docclean_assets.store.tables import Store
+from docclean_assets.tables import (
+    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, DocRef, NORMALIZED_DOCS_SCHEMA, QUALITY_SCHEMA,
+    RAW_FILES_SCHEMA, blocks_to_table, table_to_blocks,
+)
+
+# Rows DuckDB hands to Python at a time from a sorted stream.
+STREAM_ROWS = 8192
+# Paths listed in a site-template repeat's `seen_in` (its `count` is exact): a nav line of a
+# million-page site must not make a million-path row.
+SEEN_IN_KEPT = 50
+# meta key on the blocks of a document a later stage could not process (they stay as parsed).
+STAGE_ERROR = "stage_error"
+STAGE_FAILED_FLAG = "stage_failed"
+DOC_COLUMNS = ("source", "doc_id", "path", "format")
+
+
+def doc_groups(reader: pa.RecordBatchReader) -> Iterator[pa.Table]:
+    """Consecutive rows with the same (path, doc_id), one table per document, from a sorted stream."""
+    carry: list[pa.RecordBatch] = []
+    key = None
+    for batch in reader:
+        if not batch.num_rows:
+            continue
+        paths, ids = batch.column("path").to_pylist(), batch.column("doc_id").to_pylist()
+        start = 0
+        for i, k in enumerate(zip(paths, ids)):
+            if k != key:
+                if i > start:
+                    carry.append(batch.slice(start, i - start))
+                if carry:
+                    yield pa.Table.from_batches(carry)
+                carry, key, start = [], k, i
+        carry.append(batch.slice(start))
+    if carry:
+        yield pa.Table.from_batches(carry)
+
+
+def _connect(store: Store, source: str, *tables: str) -> duckdb.DuckDBPyConnection:
+    schemas = {"parsed_blocks": BLOCKS_SCHEMA, "parsed_documents": DOCS_SCHEMA, "raw_files": RAW_FILES_SCHEMA,
+               "boilerplate_sets": BOILERPLATE_SCHEMA, "_normalized_documents": NORMALIZED_DOCS_SCHEMA}
+    return store.connect_for(source, {t.lstrip("_"): (t, schemas[t]) for t in tables})
+
+
+# -- boilerplate_sets --------------------------------------------------------------------------------
+def boilerplate_table(store: Store, source: str, settings: Settings, errors: dict[str, str] | None = None) -> pa.Table:
+    """Repeated texts of a source: running heads per paged document, and the template across HTML
+    pages. A document whose repeats cannot be found keeps all its blocks; `errors` gets path -> why."""
+    con = _connect(store, source, "parsed_blocks", "parsed_documents")
+    rows = [_repeat_row(r, source) for r in _page_repeats(con, settings, errors)]
+    rows += [_repeat_row(r, source) for r in _template_repeats(con, settings)]
+    con.close()
+    return pa.Table.from_pylist(rows, schema=BOILERPLATE_SCHEMA)
+
+
+def _repeat_row(r: Repeat, source: str) -> dict:
+    return {**asdict(r), "source": source, "seen_in": list(r.seen_in)}
+
+
+def _page_repeats(con: duckdb.DuckDBPyConnection, settings: Settings, errors: dict[str, str] | None) -> Iterator[Repeat]:
+    """Running heads of each paged document, one document's blocks at a time."""
+    pages = dict(con.execute("SELECT path || chr(0) || doc_id, pages FROM parsed_documents "
+                             "WHERE status = 'ok' AND format <> 'html' AND pages > 0").fetchall())
+    if not pages:
+        return
+    reader = con.sql(
+        "SELECT b.* FROM parsed_blocks b SEMI JOIN parsed_documents d ON b.path = d.path AND b.doc_id = d.doc_id "
+        "AND d.status = 'ok' AND d.format <> 'html' AND d.pages > 0 ORDER BY b.path, b.doc_id, b.seq"
+    ).to_arrow_reader(STREAM_ROWS)
+    for doc in doc_groups(reader):
+        path, doc_id = doc.column("path")[0].as_py(), doc.column("doc_id")[0].as_py()
+        try:
+            yield from blocks_to_page_repeats(doc_id, [b for _, b in table_to_blocks(doc)],
+                                              pages[f"{path}\0{doc_id}"], settings.boilerplate)
+        except Exception as exc:  # noqa: BLE001 - one document's bug costs its furniture removal only
+            if errors is not None:
+                errors[path] = f"running heads not searched ({type(exc).__name__}: {exc})"
+
+
+def _template_udf(texts: pa.Array) -> pa.Array:
+    return pa.array([template_pattern_of(t) for t in texts.to_pylist()], pa.string())
+
+
+def _template_repeats(con: duckdb.DuckDBPyConnection, settings: Settings) -> list[Repeat]:
+    """Short texts that recur across enough of a source's HTML documents, aggregated by DuckDB over
+    the parts. Blocks a backend already dropped count too: a menu recognised on nine pages is
+    template on the tenth."""
+    s = settings.boilerplate
+    html = "SELECT b.* FROM parsed_blocks b SEMI JOIN parsed_documents d ON b.path = d.path AND b.doc_id = d.doc_id " \
+           "AND d.status = 'ok' AND d.format = 'html'"
+    n_docs = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT path, doc_id FROM ({html}))").fetchall()[0][0]
+    if not n_docs:
+        return []
+    need = max(s.min_docs, s.min_doc_fraction * n_docs)
+    con.create_function("template_pattern", _template_udf, [sqltypes.VARCHAR], sqltypes.VARCHAR, type="arrow")
+    found = con.execute(f"""
+        WITH c AS (SELECT path, seq, text, template_pattern(text) AS pattern FROM ({html})
+                   WHERE length(text) BETWEEN 1 AND $max_chars),
+             per_doc AS (SELECT pattern, path, arg_min(text, seq) AS text FROM c GROUP BY pattern, path)
+        SELECT pattern, arg_min(text, path), count(*), list(path ORDER BY path)[1:$kept]
+        FROM per_doc WHERE pattern <> '' GROUP BY pattern HAVING count(*) >= $need ORDER BY pattern
+    """, {"max_chars": s.max_chars, "kept": SEEN_IN_KEPT, "need": need}).fetchall()
+    return [Repeat("documents", None, None, pattern, example, count, n_docs, tuple(seen), DropReason.SITE_TEMPLATE)
+            for pattern, example, count, seen in found]
+
+
+def repeats_of(table: pa.Table) -> list[Repeat]:
+    """boilerplate_sets rows as Repeats."""
+    cols = [f.name for f in BOILERPLATE_SCHEMA if f.name != "source"]
+    return [Repeat(**{c: (tuple(r[c]) if c == "seen_in" else r[c]) for c in cols}) for r in table.to_pylist()]
+
+
+# -- normalized_blocks -------------------------------------------------------------------------------
+@dataclass
+class NormalizeStats:
+    """How a normalized_blocks run went."""
+
+    normalized: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    batches: int = 0
+    failed: int = 0  # documents whose normalisation raised (they keep their parsed blocks, marked)
+
+
+class _Repeats:
+    """The repeats that apply to each document, and the digest of them."""
+
+    def __init__(self, repeats: list[Repeat]):
+        self.template = [r for r in repeats if r.scope == "documents"]
+        self.pages: dict[str, list[Repeat]] = {}
+        for r in repeats:
+            if r.scope == "pages":
+                self.pages.setdefault(r.doc_id, []).append(r)
+        self.template_digest = _digest([(r.pattern, r.drop_reason) for r in self.template])
+
+    def of(self, doc_id: str, fmt: str | None) -> list[Repeat]:
+        # the site template applies to HTML only
+        return [*self.pages.get(doc_id, []), *(self.template if fmt == "html" else [])]
+
+    def digest(self, doc_id: str, fmt: str | None) -> str:
+        own = [(r.band, r.pattern, r.drop_reason) for r in self.pages.get(doc_id, [])]
+        return _digest([own, self.template_digest if fmt == "html" else None])
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def normalize_source(store: Store, source: str, settings: Settings) -> NormalizeStats:
+    """Normalise every document whose inputs changed since its last commit, in batches; drop the rows
+    of documents that are gone. The caller holds the source's lock."""
+    con = _connect(store, source, "parsed_blocks", "parsed_documents", "raw_files", "boilerplate_sets",
+                   "_normalized_documents")
+    repeats = _Repeats(repeats_of(con.sql("SELECT * FROM boilerplate_sets").to_arrow_table()))
+    version = _digest([PARSER_VERSION, asdict(settings.boilerplate), asdict(settings.normalize)])
+    stats = NormalizeStats()
+    _plan_normalize(con, repeats, version, stats)
+    batch = _NormBatch()
+    for doc_row, blocks in _todo_documents(con):
+        batch.add(*_normalize_document(doc_row, blocks, repeats, settings, stats))
+        if len(batch.index) >= store.settings.batch_documents:
+            batch.commit(store, source, stats)
+    removed = [p for (p,) in con.execute("SELECT path FROM normalized_documents WHERE path NOT IN "
+                                         "(SELECT path FROM parsed_documents)").fetchall()]
+    batch.commit(store, source, stats, removed)
+    stats.removed = len(removed)
+    con.close()
+    return stats
+
+
+def _plan_normalize(con: duckdb.DuckDBPyConnection, repeats: _Repeats, version: str, stats: NormalizeStats) -> None:
+    """Table `todo`: parsed_documents rows whose inputs digest differs from the committed one."""
+    con.execute("CREATE TABLE todo (path VARCHAR, doc_id VARCHAR, digest VARCHAR, committed BOOLEAN)")
+    reader = con.cursor().sql("""
+        SELECT d.*, coalesce(r.format_mismatch, FALSE) AS format_mismatch, n.inputs_digest AS old_digest,
+               n.path IS NOT NULL AS committed
+        FROM parsed_documents d
+        LEFT JOIN (SELECT path, any_value(format_mismatch) AS format_mismatch FROM raw_files GROUP BY path) r ON r.path = d.path
+        LEFT JOIN normalized_documents n ON n.path = d.path
+    """).to_arrow_reader(STREAM_ROWS)
+    for batch in reader:
+        todo = []
+        for row in batch.to_pylist():
+            old, committed = row.pop("old_digest"), row.pop("committed")
+            digest = _digest([version, row, repeats.digest(row["doc_id"], row["format"])])
+            if digest == old:
+                stats.unchanged += 1
+            else:
+                todo.append((row["path"], row["doc_id"], digest, committed))
+        if todo:
+            con.executemany("INSERT INTO todo VALUES (?, ?, ?, ?)", todo)
+
+
+def _todo_documents(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[dict, pa.Table | None]]:
+    """(parsed_documents row with digest and mismatch, its blocks or None) of every todo document,
+    merged from two streams sorted by (path, doc_id)."""
+    docs = con.cursor().sql("""
+        SELECT d.*, t.digest AS inputs_digest, t.committed, coalesce(r.format_mismatch, FALSE) AS format_mismatch
+        FROM parsed_documents d JOIN todo t ON t.path = d.path AND t.doc_id = d.doc_id
+        LEFT JOIN (SELECT path, any_value(format_mismatch) AS format_mismatch FROM raw_files GROUP BY path) r ON r.path = d.path
+        ORDER BY d.path, d.doc_id
+    """).to_arrow_reader(STREAM_ROWS)
+    blocks = doc_groups(con.cursor().sql(  # each stream has its own cursor
+        "SELECT b.* FROM parsed_blocks b SEMI JOIN todo t ON t.path = b.path AND t.doc_id = b.doc_id "
+        "ORDER BY b.path, b.doc_id, b.seq").to_arrow_reader(STREAM_ROWS))
+    pending = next(blocks, None)
+    for batch in docs:
+        for row in batch.to_pylist():
+            key = (row["path"], row["doc_id"])
+            if pending is not None and (pending.column("path")[0].as_py(), pending.column("doc_id")[0].as_py()) == key:
+                yield row, pending
+                pending = next(blocks, None)
+            else:
+                yield row, None
+
+
+def _normalize_document(row: dict, table: pa.Table | None, repeats: _Repeats, settings: Settings,
+                        stats: NormalizeStats) -> tuple[dict, pa.Table]:
+    """A document's normalised blocks and its quality row (before the source's band is known)."""
+    ref = DocRef(row["source"], row["doc_id"], row["path"], row["format"])
+    blocks = sorted((b for _, b in table_to_blocks(table)), key=lambda b: b.seq) if table is not None else []
+    try:
+        kept = apply_repeats(ref.doc_id, blocks, repeats.of(ref.doc_id, ref.format), settings.boilerplate)
+        out = normalize_blocks(kept, settings.normalize)
+    except Exception as exc:  # noqa: BLE001 - the document keeps its parsed blocks, marked
+        stats.failed += 1
+        why = (STAGE_ERROR, f"normalisation: {type(exc).__name__}: {exc}")
+        out = [replace(b, meta=(*b.meta, why)) for b in blocks]
+    stats.normalized += 1
+    index = {**quality_row(row, out, row["format_mismatch"]), "inputs_digest": row["inputs_digest"],
+             "committed": row["committed"]}
+    return index, blocks_to_table((ref, b) for b in out)
+
+
+class _NormBatch:
+    """Normalised documents waiting for their commit."""
+
+    def __init__(self) -> None:
+        self.index: list[dict] = []
+        self.blocks: list[pa.Table] = []
+
+    def add(self, index: dict, blocks: pa.Table) -> None:
+        self.index.append(index)
+        if blocks.num_rows:
+            self.blocks.append(blocks)
+
+    def commit(self, store: Store, source: str, stats: NormalizeStats, removed: list[str] | tuple = ()) -> None:
+        if not self.index and not removed:
+            return
+        replaced = [r["path"] for r in self.index if r.pop("committed")] + list(removed)
+        data = pa.concat_tables(self.blocks) if self.blocks else BLOCKS_SCHEMA.empty_table()
+        index = rows_to_table(self.index, NORMALIZED_DOCS_SCHEMA)
+        store.commit_pair("normalized_blocks", source, replaced, data, index, BLOCKS_SCHEMA)
+        stats.batches += 1
+        self.index, self.blocks = [], []
+
+
+# -- quality_report ----------------------------------------------------------------------------------
+def quality_row(d: dict, blocks: list[Block], mismatch: bool) -> dict:
+    """The quality_report row of one document from its parsed_documents row and normalised blocks."""
+    report = row_to_report(d)
+    row = {c: d.get(c) for c in QUALITY_SCHEMA.names if c in d}
+    if d["status"] == "ok":
+        try:
+            row.update(document_figures(blocks, report))
+            row["drop_counts"] = list(row["drop_counts"].items())
+        except Exception as exc:  # noqa: BLE001 - one document's figures cannot cost the source its report
+            return {**{c: d.get(c) for c in DOC_COLUMNS}, "status": "failed", "flags": [STAGE_FAILED_FLAG],
+                    "retention_ratio": None, "error": f"quality figures could not be computed ({type(exc).__name__}: {exc})"}
+        if report.deletions or report.insertions or report.moves:
+            report.flag("has_revisions")
+        if blocks and (stage_error := blocks[0].get_meta(STAGE_ERROR)) is not None:
+            report.flag(STAGE_FAILED_FLAG)
+            row["part_errors"] = [*(row.get("part_errors") or []), stage_error]
+    else:
+        row.update(kept_chars=0, retention_ratio=None, boilerplate_removed=0, drop_counts=[])
+    if mismatch:
+        report.flag("format_mismatch")
+    row["flags"] = report.flags
+    return row
+
+
+def quality_table(store: Store, source: Source, settings: Settings) -> tuple[pa.RecordBatchReader, Band | None]:
+    """quality_report as a stream (the index's rows with the source's band flag), and the band."""
+    con = _connect(store, source.name, "_normalized_documents")
+    ratios = [r for (r,) in con.execute("SELECT retention_ratio FROM normalized_documents WHERE status = 'ok' "
+                                        "AND retention_ratio IS NOT NULL").fetchall()]
+    band = band_for(source.retention_band, ratios, settings.quality)
+    reader = con.sql(f"SELECT {', '.join(QUALITY_SCHEMA.names)} FROM normalized_documents ORDER BY path, doc_id"
+                     ).to_arrow_reader(STREAM_ROWS)
+
+    def flagged() -> Iterator[pa.RecordBatch]:
+        for batch in reader:
+            rows = batch.to_pylist()
+            for r in rows:
+                if band is not None and r["retention_ratio"] is not None and r["retention_ratio"] < band.low:
+                    r["flags"] = [*r["flags"], "below_retention_band"]
+            yield pa.RecordBatch.from_pylist(rows, schema=QUALITY_SCHEMA)
+        con.close()
+
+    return pa.RecordBatchReader.from_batches(QUALITY_SCHEMA, flagged()), band

@@ -1,0 +1,274 @@
+"""parsed_blocks + parsed_documents: plan what a run must do, parse in isolated workers, commit in batches.
+
+The plan compares the inventory with the last committed parsed_documents: a path whose bytes and
+parser version are unchanged is neither parsed nor rewritten; a path whose bytes are committed under
+another path is copied; the rest is parsed. Results are committed as batches of documents (a count or
+a time, whichever comes first), so a killed run loses at most the open batch and its rerun plans only
+what no commit holds. Paths gone from the inventory lose their rows in a last commit.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from itertools import groupby
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from docclean_assets.extract.api import PARSER_VERSION
+from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR, Job, run_jobs
+from docclean_assets.extract.schema import CONTENT_SCHEMA, DocPayload
+from docclean_assets.extract.settings import Settings
+from docclean_assets.progress import BatchCommitted, NullProgress, Progress
+from docclean_assets.sources import Source, text_to_name
+from docclean_assets.store.settings import StoreSettings
+from docclean_assets.store.tables import Store
+from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, content_to_blocks_table, report_to_row
+
+# Errors kept in ParseStats.errors for logs and metadata; the count of failures is always exact.
+ERRORS_KEPT = 100
+# Rows of the plan fetched from DuckDB at a time (a plan row is a raw_files row plus three columns).
+PLAN_ROWS = 2000
+
+# The settings sections the backends read; boilerplate, normalisation and quality settings act after
+# parsing, so changing them re-runs the later assets without parsing anything again.
+_PARSE_SECTIONS = ("pdf", "office", "html", "limits", "ocr")
+_OCR_FORMATS = frozenset({"pdf", "docx", "pptx"})
+
+
+@dataclass
+class ParseStats:
+    """How a parsed_blocks run went."""
+
+    parsed: int = 0
+    reused: int = 0  # blocks taken from an earlier parse: unchanged documents and copies
+    failed: int = 0
+    unchanged: int = 0  # of `reused`, committed before and not touched at all
+    removed: int = 0  # paths gone from the inventory whose rows were deleted
+    batches: int = 0
+    seconds: float = 0.0
+    errors: dict[str, str] = field(default_factory=dict)  # path -> error (the first ERRORS_KEPT)
+
+    def error(self, path: str, why: str) -> None:
+        self.failed += 1
+        if len(self.errors) < ERRORS_KEPT:
+            self.errors[path] = why
+
+
+def parse_version(source: Source, settings: Settings) -> str:
+    """What a parse depends on besides the bytes: the library's code, the settings and the source's
+    own extraction options. A document parsed under another version is parsed again."""
+    sections = settings.to_dict()
+    options = {"settings": {k: sections[k] for k in _PARSE_SECTIONS},
+               "html": None if source.html is None else asdict(source.html), "speaker_notes": source.speaker_notes,
+               "ocr": source.ocr, "ocr_scanned_body": source.ocr_scanned_body}
+    digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return f"{PARSER_VERSION}-{digest}"
+
+
+def _ref(row: dict) -> DocRef:
+    return DocRef(row["source"], row["doc_id"], row["path"], row["format"])
+
+
+def _options(source: Source, settings: Settings, row: dict) -> dict:
+    """Extractor keyword arguments for one document."""
+    opts: dict = {"settings": settings}
+    if row["format"] == "pptx":
+        opts["speaker_notes"] = source.speaker_notes
+    if row["format"] in _OCR_FORMATS:
+        opts.update(ocr=source.ocr, ocr_scanned_body=source.ocr_scanned_body)
+    if row["format"] == "html":
+        opts["html_rules"] = source.html
+        if source.urls:
+            opts["url"] = row["path"]
+    return opts
+
+
+def _timeout(source: Source, settings: Settings, row: dict) -> float:
+    """Seconds one document's worker may take: OCR'd formats get the OCR time grant on top."""
+    grant = settings.ocr.timeout_grant_s if source.ocr != "off" and row["format"] in _OCR_FORMATS else 0.0
+    return settings.limits.timeout_s + grant
+
+
+def refusal(row: dict, settings: Settings) -> str | None:
+    """Why a raw_files row is failed without parsing (None: it can be parsed)."""
+    if row["error"]:
+        return row["error"]
+    if row["format"] is None:
+        return f"unrecognised format (extension says {row['ext_format'] or 'nothing'}; bytes are none of pdf/docx/pptx/html)"
+    if row["bytes"] > settings.limits.max_bytes:
+        return f"file too large: {row['bytes']} bytes > limit {settings.limits.max_bytes}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a run does, decided from the inventory and the last commit."""
+
+    con: duckdb.DuckDBPyConnection  # views `raw` and `docs`; `work` holds the rows to process
+    to_process: int
+    unchanged: int
+    removed: tuple[str, ...]
+
+
+def plan_run(store: Store, source: Source, raw: pa.Table, version: str, force: bool, retry_failed: bool) -> Plan:
+    """Sort the inventory into unchanged rows and rows to process (each with the committed row at its
+    path, if any, and a committed path holding the same bytes); list the paths that disappeared."""
+    con = store.connect_for(source.name, {"docs": ("parsed_documents", DOCS_SCHEMA)})
+    con.register("raw", raw)
+    keep_failed = "FALSE" if retry_failed else "TRUE"
+    unchanged = "FALSE" if force else (
+        "d.doc_id IS NOT DISTINCT FROM r.doc_id AND d.parser_version = $v AND r.error IS NULL "
+        f"AND (d.status = 'ok' OR (d.status = 'failed' AND {keep_failed}))")
+    con.execute(f"""
+        CREATE TABLE work AS
+        SELECT r.*, d.path IS NOT NULL AS committed, ({unchanged}) AS unchanged, c.path AS copy_from
+        FROM raw r
+        LEFT JOIN docs d ON d.path = r.path
+        LEFT JOIN (SELECT doc_id, min(path) AS path FROM docs WHERE status = 'ok' AND parser_version = $v
+                   GROUP BY doc_id) c ON c.doc_id = r.doc_id AND NOT {str(force).upper()}
+    """, {"v": version})
+    counts = con.execute("SELECT count(*) FILTER (WHERE unchanged), count(*) FILTER (WHERE NOT unchanged) FROM work").fetchall()[0]
+    removed = [p for (p,) in con.execute("SELECT path FROM docs WHERE path NOT IN (SELECT path FROM raw) ORDER BY path").fetchall()]
+    return Plan(con, counts[1], counts[0], tuple(removed))
+
+
+def _plan_rows(plan: Plan, where: str, order: str) -> Iterator[dict]:
+    """Rows of the plan to process that match `where`, streamed from DuckDB in `order`."""
+    cursor = plan.con.cursor()  # its own stream: queries on the connection meanwhile do not end it
+    reader = cursor.sql(f"SELECT * FROM work WHERE NOT unchanged AND ({where}) ORDER BY {order}").to_arrow_reader(PLAN_ROWS)
+    for batch in reader:
+        yield from batch.to_pylist()
+
+
+class _Batch:
+    """One open batch: the rows of its documents, until it is committed."""
+
+    def __init__(self) -> None:
+        self.opened = time.monotonic()
+        self.docs: list[dict] = []
+        self.blocks: list[pa.Table] = []
+        self.replaced: list[str] = []
+        self.parsed = self.reused = self.failed = 0
+
+    def add(self, row: dict, doc: dict, blocks: pa.Table | None) -> None:
+        self.docs.append(doc)
+        if blocks is not None and blocks.num_rows:
+            self.blocks.append(blocks)
+        if row["committed"]:
+            self.replaced.append(row["path"])
+
+    def full(self, settings: StoreSettings) -> bool:
+        return len(self.docs) >= settings.batch_documents or time.monotonic() - self.opened >= settings.batch_seconds
+
+
+class _Run:
+    """A source's parse in progress: the open batch, the counts, and how both are reported."""
+
+    def __init__(self, store: Store, source: Source, version: str, progress: Progress, total: int):
+        self.store, self.source, self.version, self.progress = store, source, version, progress
+        self.stats = ParseStats()
+        self.batch = _Batch()
+        self.started = time.monotonic()
+        self.total = total
+        self.done = 0
+
+    def fail(self, row: dict, error: str, seconds: float = 0.0) -> None:
+        self.stats.error(row["path"], error)
+        self.batch.failed += 1
+        doc = report_to_row(_ref(row), None, status="failed", error=error, parser_version=self.version,
+                            parse_seconds=seconds)
+        self._add(row, doc, None, ok=False)
+
+    def ok(self, row: dict, doc: dict, blocks: pa.Table, parsed: bool) -> None:
+        if parsed:
+            self.stats.parsed += 1
+            self.batch.parsed += 1
+        else:
+            self.stats.reused += 1
+            self.batch.reused += 1
+        self._add(row, doc, blocks, ok=True)
+
+    def _add(self, row: dict, doc: dict, blocks: pa.Table | None, ok: bool) -> None:
+        self.batch.add(row, doc, blocks)
+        self.progress.document(self.source.name, ok)
+        if self.batch.full(self.store.settings):
+            self.commit()
+
+    def commit(self, removed: tuple[str, ...] = ()) -> None:
+        """Make the open batch (and the removal of `removed` paths) visible in one pair commit."""
+        b = self.batch
+        if not b.docs and not removed:
+            return
+        blocks = pa.concat_tables(b.blocks) if b.blocks else BLOCKS_SCHEMA.empty_table()
+        docs = pa.Table.from_pylist(b.docs, schema=DOCS_SCHEMA)
+        self.store.commit_pair("parsed_blocks", self.source.name, [*b.replaced, *removed], blocks, docs, BLOCKS_SCHEMA)
+        self.stats.batches += 1
+        self.done += len(b.docs)
+        if b.docs:
+            self.progress.batch(BatchCommitted(
+                self.source.name, self.stats.batches, len(b.docs), b.parsed, b.reused, b.failed, self.done,
+                self.total, self.stats.failed, time.monotonic() - self.started))
+        self.batch = _Batch()
+
+
+def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings, extractor: str = DEFAULT_EXTRACTOR,
+                 force: bool = False, retry_failed: bool = False, progress: Progress | None = None) -> ParseStats:
+    """Parse what the last commit lacks, committing batches as documents finish; the caller holds the
+    source's lock. Each document's rows are made and checked in its worker: one document can cost
+    only itself."""
+    progress = progress or NullProgress()
+    version = parse_version(source, settings)
+    plan = plan_run(store, source, raw, version, force, retry_failed)
+    run = _Run(store, source, version, progress, plan.to_process)
+    run.stats.unchanged = run.stats.reused = plan.unchanged
+    progress.start(source.name, plan.to_process, plan.unchanged)
+    for row in _plan_rows(plan, "TRUE", "path"):  # refusals and copies: no worker needed
+        if (why := refusal(row, settings)) is not None:
+            run.fail(row, why)
+        elif row["copy_from"] is not None:
+            _copy(run, plan, row)
+    parse_rows = _plan_rows(plan, "copy_from IS NULL", "doc_id, path")
+    waiting: dict[str, list[dict]] = {}
+    jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting)
+    for job, outcome in run_jobs(jobs, settings.limits, extractor):
+        for row in waiting.pop(job.key):
+            if outcome.error is not None:
+                run.fail(row, outcome.error, outcome.seconds)
+                continue
+            payload: DocPayload = outcome.result
+            doc = report_to_row(_ref(row), payload.report, status="ok", error=None, parser_version=version,
+                                parse_seconds=outcome.seconds)
+            run.ok(row, doc, content_to_blocks_table(_ref(row), payload.blocks()), parsed=True)
+    run.commit(plan.removed)
+    run.stats.removed = len(plan.removed)
+    run.stats.seconds = time.monotonic() - run.started
+    progress.finish(source.name, run.stats.seconds)
+    plan.con.close()
+    return run.stats
+
+
+def _jobs(source: Source, settings: Settings, rows: Iterator[dict], waiting: dict[str, list[dict]]) -> Iterator[Job]:
+    """One Job per distinct doc_id (rows arrive grouped by doc_id); `waiting[doc_id]` gets its paths
+    until the job's outcome is taken (copies of one file are parsed once)."""
+    for doc_id, same in groupby(rows, key=lambda r: r["doc_id"]):
+        waiting[doc_id] = list(same)
+        first = waiting[doc_id][0]
+        yield Job(doc_id, text_to_name(first["blob"]), first["format"],
+                  {**_options(source, settings, first), "sha256": doc_id}, _timeout(source, settings, first),
+                  rows=True)
+
+
+def _copy(run: _Run, plan: Plan, row: dict) -> None:
+    """A document whose bytes are committed under another path: that parse, under this path."""
+    origin = row["copy_from"]
+    old = plan.con.sql("SELECT * FROM docs WHERE path = $p", params={"p": origin}).to_arrow_table().to_pylist()[0]
+    blocks = run.store.read("parsed_blocks", run.source.name, BLOCKS_SCHEMA, filter=pc.field("path") == origin)
+    blocks = blocks.sort_by("seq").select(CONTENT_SCHEMA.names)
+    doc = {**old, "path": row["path"], "source": row["source"], "format": row["format"]}
+    run.ok(row, doc, content_to_blocks_table(_ref(row), blocks), parsed=False)
+

@@ -1,0 +1,35 @@
+"""raw_files: the inventory of one source."""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+
+from docclean_assets.extract.schema import fit_row
+from docclean_assets.extract.settings import Settings
+from docclean_assets.inventory import folder_rows, url_rows
+from docclean_assets.sources import FetchSettings, Source
+from docclean_assets.tables import RAW_FILES_SCHEMA
+
+
+def raw_files_table(source: Source, data_dir: Path, settings: Settings, previous: pa.Table | None = None,
+                    fetch: FetchSettings | None = None) -> pa.Table:
+    """The inventory of one source; `previous` (the last inventory) makes URL fetches conditional."""
+    if source.path is not None:
+        rows = folder_rows(source, settings.limits)
+    else:
+        last = {r["path"]: r for r in previous.to_pylist()} if previous is not None else {}
+        rows = url_rows(source, data_dir / "_blobs" / source.name, fetch or FetchSettings(), last)
+    return rows_to_table(rows, RAW_FILES_SCHEMA)
+
+
+def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """A table of rows, each fitted to the schema first: a value no column can hold is clamped or
+    nulled in its own row and can never fail the write of the others."""
+    return pa.Table.from_pylist([fit_row(r, schema)[0] for r in rows], schema=schema)
+
+
+def count_by(table: pa.Table, column: str) -> dict[str, int]:
+    """Rows per value of a column (NULL as 'null')."""
+    return dict(Counter("null" if v is None else str(v) for v in table.column(column).to_pylist()))
