@@ -14,7 +14,9 @@ from docclean_assets.extract import api, boilerplate, normalize, quality, schema
 from docclean_assets.extract.pdf import document
 from docclean_assets.extract.office import docx, pptx
 from docclean_assets.extract.html import document as html_document
-from docclean_assets import sources, store, inventory, pipeline
+from docclean_assets import sources, inventory
+from docclean_assets.store import tables
+from docclean_assets.pipeline import parse, derive, raw
 r = ex.extract_document(b'<html><body><article><h1>T</h1><p>' + b'Plain words here. ' * 20 + b'</p></article></body></html>', 'html')
 assert any(b.in_body for b in r.blocks), r
 assert not any(m == 'dagster' or m.startswith('dagster.') for m in sys.modules)

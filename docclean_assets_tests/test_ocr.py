@@ -192,7 +192,7 @@ def test_unmapped_document_counts_as_mostly_ocr():
 def test_ocr_options_reach_the_worker_with_their_time_grant_and_parse_version(tmp_path):
     from docclean_assets.extract.isolate import Job, run_jobs
     from docclean_assets.extract.settings import LimitSettings
-    from docclean_assets.pipeline import _options, _timeout, parse_version
+    from docclean_assets.pipeline.parse import _options, _timeout, parse_version
     from docclean_assets.sources import Source
 
     settings = Settings(limits=LimitSettings(timeout_s=30), ocr=OcrSettings(timeout_grant_s=45))

@@ -8,7 +8,7 @@ import pytest
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.graph import build_defs
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 
 PROJECT = Path(__file__).resolve().parents[1]
 ARTICLE = """<html><head><title>{title}</title></head><body>
@@ -67,7 +67,7 @@ def _meta(result: dg.ExecuteInProcessResult, asset: str) -> dict:
 
 
 def _rows(data_dir: Path, sql: str) -> list[tuple]:
-    return ParquetStore(data_dir).connect().execute(sql).fetchall()
+    return Store(data_dir).connect().execute(sql).fetchall()
 
 
 SAMPLES = PROJECT / "data" / "sources.yaml"

@@ -53,7 +53,7 @@ def test_render_true_url_source_ingests_the_rendered_article(app_server, tmp_pat
     import dagster as dg
 
     from docclean_assets.graph import build_defs
-    from docclean_assets.store import ParquetStore
+    from docclean_assets.store.tables import Store
 
     cfg = tmp_path / "sources.yaml"
     cfg.write_text(f"sources:\n  app:\n    urls: ['{app_server}']\n    render: true\n"
@@ -61,7 +61,7 @@ def test_render_true_url_source_ingests_the_rendered_article(app_server, tmp_pat
     defs = build_defs(cfg, tmp_path / "out")
     for key in ("app", "raw"):
         assert dg.materialize([*defs.assets, *defs.asset_checks], partition_key=key, resources=defs.resources).success
-    con = ParquetStore(tmp_path / "out").connect()
+    con = Store(tmp_path / "out").connect()
     assert con.execute("SELECT source, rendered FROM raw_files ORDER BY source").fetchall() == [("app", True), ("raw", False)]
     body = dict(con.execute("SELECT source, string_agg(text, ' ') FROM normalized_blocks "
                             "WHERE drop_reason IS NULL GROUP BY source").fetchall())
@@ -74,13 +74,13 @@ def test_render_failure_is_that_pages_error_not_a_silent_shell(app_server, tmp_p
     import dagster as dg
 
     from docclean_assets.graph import build_defs
-    from docclean_assets.store import ParquetStore
+    from docclean_assets.store.tables import Store
 
     monkeypatch.setenv("DOCCLEAN_CHROMIUM", "/nonexistent/chromium")
     cfg = tmp_path / "sources.yaml"
     cfg.write_text(f"sources:\n  app:\n    urls: ['{app_server}']\n    render: true\n")
     defs = build_defs(cfg, tmp_path / "out")
     assert dg.materialize([*defs.assets, *defs.asset_checks], partition_key="app", resources=defs.resources).success
-    [(status, error)] = ParquetStore(tmp_path / "out").connect().execute(
+    [(status, error)] = Store(tmp_path / "out").connect().execute(
         "SELECT status, error FROM quality_report").fetchall()
     assert status == "failed" and error.startswith("render failed: rendering needs Chromium")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 from docclean_assets_tests.lineage import LINEAGE
 
 pytestmark = pytest.mark.service
@@ -120,9 +120,9 @@ def test_cli_materialize_writes_parquet_and_records_the_run(deployment: Deployme
             cwd=PROJECT_ROOT, env=deployment.env, stdout=out, stderr=subprocess.STDOUT, timeout=120)
     assert proc.returncode == 0, f"dagster asset materialize failed:\n{_tail(log)}"
 
-    store = ParquetStore(deployment.data_dir)
+    store = Store(deployment.data_dir)
     for table in ASSETS:
-        assert store.path(table, PARTITION).is_file(), f"{table} Parquet missing"
+        assert store.snapshot(table, PARTITION) is not None, f"{table} has no commit"
 
     con = store.connect()
     report = con.execute("SELECT path, status, error FROM quality_report ORDER BY path").fetchall()
@@ -340,8 +340,8 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
         assert steps == {k: "SUCCESS" for k in expected_steps}, steps
 
         # The run wrote the partition's Parquet (in the deployment's data dir, not the bundled one).
-        store = ParquetStore(deployment.data_dir)
-        assert store.path("quality_report", PARTITION).is_file()
+        store = Store(deployment.data_dir)
+        assert store.snapshot("quality_report", PARTITION) is not None
         rows = store.connect().execute("SELECT path, status FROM quality_report ORDER BY path").fetchall()
         assert rows == [(name, "ok") for name in sorted(ARTICLES)], rows
 

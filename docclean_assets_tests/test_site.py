@@ -7,7 +7,7 @@ import dagster as dg
 import pytest
 
 from docclean_assets.graph import build_defs
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 from docclean_assets_tests.httpserve import loopback_server, send
 
 TEMPLATE_TEXT = ["Home", "Services", "Contact us", "We use cookies to make this site work. Accept cookies",
@@ -99,7 +99,7 @@ def _run(cfg, data, key):
 
 
 def _check_site(data, key, name_of):
-    con = ParquetStore(data).connect()
+    con = Store(data).connect()
     _, expect = site()
     bodies = {}
     for path, text in con.execute("SELECT path, string_agg(text, ' ' ORDER BY seq) FROM normalized_blocks "
@@ -128,7 +128,7 @@ def test_site_as_url_source_then_unchanged_reingestion_transfers_and_parses_noth
     second = _run(cfg, tmp_path / "out", "city")
     assert (second["parsed"], second["reused"]) == (0, len(names))
     assert log == {"full": len(names), "not_modified": len(names)}
-    statuses = ParquetStore(tmp_path / "out").connect().execute("SELECT DISTINCT http_status FROM raw_files").fetchall()
+    statuses = Store(tmp_path / "out").connect().execute("SELECT DISTINCT http_status FROM raw_files").fetchall()
     assert statuses == [(304,)]
 
 

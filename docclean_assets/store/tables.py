@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 import duckdb
 import pyarrow as pa
@@ -32,6 +34,7 @@ from docclean_assets.store.settings import StoreSettings
 TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report")
 # Data table -> its per-document index, whose commits pin the data table's version.
 PAIRS = {"parsed_blocks": "parsed_documents", "normalized_blocks": "_normalized_documents"}
+INDEX_OF = {index: data for data, index in PAIRS.items()}
 INTERNAL = ("_normalized_documents",)  # bookkeeping tables: no DuckDB view
 LOCK_DIR = "_locks"
 _PIN_APP = "docclean:"  # app_id prefix of the pin transaction
@@ -52,6 +55,20 @@ class Snapshot:
     files: tuple[str, ...]
 
 
+def _files(dt: DeltaTable) -> tuple[str, ...]:
+    """The local paths of a version's files (delta-rs gives them percent-encoded)."""
+    return tuple(unquote(uri) for uri in dt.file_uris())
+
+
+_GLOB_CHARS = re.compile(r"([\[\]*?])")
+
+
+def glob_escape(path: str) -> str:
+    """A literal path for DuckDB, which globs every path it reads: each of * ? [ ] matched as itself
+    (a data dir named 'out[1]' or 'a*b' reads its own files, never a sibling's)."""
+    return _GLOB_CHARS.sub(r"[\1]", path)
+
+
 def sql_string(text: str) -> str:
     """A SQL string literal (DataFusion and DuckDB both double the quote)."""
     return "'" + text.replace("'", "''") + "'"
@@ -62,11 +79,23 @@ def path_predicate(paths: Iterable[str]) -> str:
     return "path IN (" + ", ".join(sql_string(p) for p in paths) + ")"
 
 
+# Characters delta-rs 1.6 mishandles in a local table path: '[' and ']' make it panic ("Invalid object
+# store url"), '%' sequences are decoded as if the path were a URL (a folder 'a%20b' is read as 'a b').
+_UNSAFE_PATH = re.compile(r"[\[\]%]")
+
+
+class StoreError(ValueError):
+    """A data directory the table format cannot hold."""
+
+
 class Store:
     """`<root>/<table>/source=<name>/`: one Delta table per table and source."""
 
     def __init__(self, root: str | Path, settings: StoreSettings | None = None):
         self.root = Path(root).resolve()
+        if bad := sorted(set(_UNSAFE_PATH.findall(str(self.root)))):
+            raise StoreError(f"data dir {str(self.root)!r}: Delta Lake (delta-rs) cannot open a path containing "
+                             f"{' '.join(repr(c) for c in bad)}; choose a folder without them")
         self.settings = settings or StoreSettings()
 
     # -- where things are -------------------------------------------------------------------
@@ -90,21 +119,25 @@ class Store:
     def snapshot(self, table: str, source: str) -> Snapshot | None:
         """The last complete commit of a partition (a pair's data table at its pin), or None."""
         if table in PAIRS:
-            version = self.pinned_version(table, source)
-            if version is None:
-                return None
-            dt = self._open(table, source, version)
-        else:
-            dt = self._open(table, source)
-        if dt is None:
+            pair = self.pair(table, source)
+            return None if pair is None else pair[0]
+        dt = self._open(table, source)
+        return None if dt is None else Snapshot(table, source, dt.version(), _files(dt))
+
+    def pair(self, table: str, source: str) -> tuple[Snapshot, Snapshot] | None:
+        """(data, index) of a pair's last commit, both from one read of the index."""
+        index = self._open(PAIRS[table], source)
+        version = None if index is None else index.transaction_version(_PIN_APP + table)
+        if version is None:
             return None
-        return Snapshot(table, source, dt.version(), tuple(dt.file_uris()))
+        data = self._open(table, source, version)
+        return (Snapshot(table, source, version, _files(data)),
+                Snapshot(PAIRS[table], source, index.version(), _files(index)))
 
     def sources(self, table: str) -> list[str]:
-        """Sources with a committed partition of the table."""
+        """Sources with a folder for the table (committed or not)."""
         base = self.root / table
-        names = sorted(p.name.removeprefix("source=") for p in base.glob("source=*")) if base.is_dir() else []
-        return [n for n in names if self.snapshot(table, n) is not None]
+        return sorted(p.name.removeprefix("source=") for p in base.glob("source=*")) if base.is_dir() else []
 
     # -- reading -----------------------------------------------------------------------------
     def dataset(self, table: str, source: str, schema: pa.Schema) -> ds.Dataset | None:
@@ -260,20 +293,31 @@ class Store:
         return con
 
     def connect(self, database: str = ":memory:", sources: Sequence[str] | None = None) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection with one view per table over the files of its last commits."""
+        """A DuckDB connection with one view per table over the files of its last commits (a pair's
+        two tables from one commit of it)."""
         con = duckdb.connect(database)
         con.execute(f"SET memory_limit = '{self.settings.duckdb_memory_mb}MB'")
+        names = sorted({s for t in TABLES for s in self.sources(t)}) if sources is None else list(sources)
+        files: dict[str, list[str]] = {t: [] for t in TABLES}
+        for name in names:
+            for table in TABLES:
+                if table in INDEX_OF:
+                    continue  # read with its data table, from the same commit
+                if table in PAIRS and (pair := self.pair(table, name)) is not None:
+                    files[table].extend(pair[0].files)
+                    if PAIRS[table] in files:
+                        files[PAIRS[table]].extend(pair[1].files)
+                elif table not in PAIRS and (snap := self.snapshot(table, name)) is not None:
+                    files[table].extend(snap.files)
         for table in TABLES:
-            names = self.sources(table) if sources is None else [s for s in sources if self.snapshot(table, s)]
-            create_view(con, table, [f for s in names for f in self.snapshot(table, s).files])
+            create_view(con, table, files[table])
         return con
-
 
 
 def create_view(con: duckdb.DuckDBPyConnection, name: str, files: Sequence[str], schema: pa.Schema | None = None) -> bool:
     """A view `name` over Parquet files (or over an empty table of `schema` when there are none)."""
     if files:
-        listed = ", ".join(sql_string(f) for f in files)
+        listed = ", ".join(sql_string(glob_escape(f)) for f in files)
         con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet([{listed}], "
                     "union_by_name = true, hive_partitioning = false)")
         return True

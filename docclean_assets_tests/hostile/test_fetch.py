@@ -11,7 +11,7 @@ from docclean_assets.sources import FetchSettings
 from docclean_assets.graph import build_defs
 from docclean_assets import inventory
 from docclean_assets.inventory import fetch
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
 
 FAST = FetchSettings(timeout_s=2, max_bytes=100_000, retries=2, retry_base_delay_s=0.05, max_redirects=3)
@@ -144,7 +144,7 @@ def test_dead_site_fails_only_its_own_rows(site, tmp_path):
         result = dg.materialize([*defs.assets, *defs.asset_checks], partition_key=partition,
                                 resources=defs.resources, raise_on_error=False)
         assert result.success, partition
-    rows = dict((p, (s, e)) for p, s, e in ParquetStore(data).connect().execute(
+    rows = dict((p, (s, e)) for p, s, e in Store(data).connect().execute(
         "SELECT path, status, error FROM quality_report").fetchall())
     assert rows[dead][0] == "failed" and rows[dead][1].startswith("fetch failed: ")
     assert "(after 2 attempts)" in rows[dead][1]

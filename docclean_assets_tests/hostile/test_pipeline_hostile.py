@@ -3,7 +3,7 @@ per file with the expected status and error, the good files ok, no file needing 
 import dagster as dg
 
 from docclean_assets.graph import build_defs
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
 
 TIMEOUT_S = 5
@@ -44,7 +44,7 @@ def test_a_folder_of_hostile_files_gives_one_row_each(tmp_path, bomb_docx):
     result = dg.materialize([*defs.assets, *defs.asset_checks], partition_key="hostile", resources=defs.resources,
                             raise_on_error=False)
     assert result.success
-    rows = ParquetStore(data).connect().execute("SELECT path, status, error, flags FROM quality_report").fetchall()
+    rows = Store(data).connect().execute("SELECT path, status, error, flags FROM quality_report").fetchall()
     got = {p: (s, e, f) for p, s, e, f in rows}
     assert len(rows) == len(got) == len(files) + 1  # one row per file, the refused link included
 
@@ -79,7 +79,7 @@ def test_a_folder_of_hostile_files_gives_one_row_each(tmp_path, bomb_docx):
     failed("html/deep.html", "html: elements nested more than 512 levels deep (limit html_max_depth)")
     failed("escape.html", "refused: symbolic link pointing outside the source root")
     assert not any("timed out" in (e or "") for _s, e, _f in got.values())  # nothing needed the limit
-    leaked = ParquetStore(data).connect().execute(
+    leaked = Store(data).connect().execute(
         "SELECT count(*) FROM normalized_blocks WHERE text LIKE '%CANARY%'").fetchone()[0]
     assert leaked == 0
 
@@ -139,7 +139,7 @@ def test_every_class_of_issue_14_in_one_source_via_docclean_run(tmp_path):
     proc = subprocess.run([str(Path(sys.executable).parent / "docclean"), "run", "--sources", str(cfg),
                            "--data-dir", str(data_dir), "--quiet"], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = ParquetStore(data_dir).connect().execute(
+    rows = Store(data_dir).connect().execute(
         "SELECT path, status, error, flags, part_errors, kept_chars FROM quality_report").fetchall()
     got = {p: dict(zip(("status", "error", "flags", "part_errors", "kept"), rest)) for p, *rest in rows}
     names = {os.fsdecode(n) if isinstance(n, bytes) else n for n in files}
@@ -175,7 +175,7 @@ def test_every_class_of_issue_14_in_one_source_via_docclean_run(tmp_path):
         assert "declares a DTD" in got[name]["error"], got[name]
     failed("huge.pdf", "file too large:")
     failed(folder, "unreadable folder: File name too long")
-    con = ParquetStore(data_dir).connect()
+    con = Store(data_dir).connect()
     texts = dict(con.execute("SELECT path, string_agg(text, ' ' ORDER BY seq) FROM normalized_blocks "
                              "WHERE drop_reason IS NULL GROUP BY path").fetchall())
     assert "Imported chunk text." in texts["loss/altchunk.docx"]

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from docclean_assets.cli import main as cli_main
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
 
 DOCCLEAN = str(Path(sys.executable).parent / "docclean")
@@ -121,19 +121,27 @@ def test_two_first_runs_at_once_on_a_fresh_home(tmp_path):
     outcomes = [r.communicate(timeout=WAIT_S * 2) for r in runs]
     assert [r.returncode for r in runs] == [0, 0], [err[-2000:] for _out, err in outcomes]
     for i in (1, 2):
-        rows = ParquetStore(tmp_path / f"out{i}").connect().execute(
+        rows = Store(tmp_path / f"out{i}").connect().execute(
             "SELECT path, status FROM quality_report ORDER BY path").fetchall()
         assert rows == [("page.html", "ok"), ("policy.docx", "ok")]
 
 
-@pytest.mark.parametrize("name", ["out[1]", "o*t", "what?"])
+@pytest.mark.parametrize("name", ["o*t", "what?", "a#b c"])
 def test_sql_and_summary_read_a_data_dir_named_like_a_glob(tmp_path, capsys, name):
     data, decoy = tmp_path / name, tmp_path / "oXt-what!-out1"  # a sibling the pattern would also match
     for root, path in ((data, "mine.pdf"), (decoy, "not-mine.pdf")):
-        ParquetStore(root).write("quality_report", "s", pa.table({"source": ["s"], "path": [path], "status": ["ok"]}))
+        Store(root).overwrite("quality_report", "s", pa.table({"source": ["s"], "path": [path], "status": ["ok"]}))
     if name == "o*t":
-        ParquetStore(tmp_path / "oXt").write("quality_report", "s", pa.table({"source": ["s"], "path": ["decoy.pdf"], "status": ["ok"]}))
+        Store(tmp_path / "oXt").overwrite("quality_report", "s", pa.table({"source": ["s"], "path": ["decoy.pdf"], "status": ["ok"]}))
     assert cli_main(["sql", "SELECT path FROM quality_report", "--json", "--data-dir", str(data)]) == 0
     assert capsys.readouterr().out.strip() == '{"path": "mine.pdf"}'
-    rows = ParquetStore(data).connect().execute("SELECT count(*) FROM quality_report").fetchone()
+    rows = Store(data).connect().execute("SELECT count(*) FROM quality_report").fetchall()[0]
     assert rows == (1,)
+
+
+@pytest.mark.parametrize("name", ["out[1]", "a%20b"])
+def test_a_data_dir_the_table_format_cannot_hold_is_refused_in_one_line(tmp_path, capsys, name):
+    code = cli_main(["sql", "SELECT 1", "--data-dir", str(tmp_path / name)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("config error: data dir") and "cannot open a path containing" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / name).exists()

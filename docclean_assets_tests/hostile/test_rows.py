@@ -8,13 +8,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from docclean_assets import pipeline
+from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
+from docclean_assets.pipeline import derive
+from docclean_assets.pipeline.raw import raw_files_table
 from docclean_assets.extract.schema import fit_row
 from docclean_assets.tables import DOCS_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.extract.settings import LimitSettings, Settings
 from docclean_assets.sources import Source, name_to_text, text_to_name, walk_source
-from docclean_assets.store import ParquetStore
+from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
+from docclean_assets_tests.stages import derive_all, parse_into
 
 INT32_MAX = 2**31 - 1
 
@@ -28,11 +31,10 @@ def _source(tmp_path: Path, files: dict[str, bytes]) -> Source:
     return Source("s", path=root)
 
 
-def _parse(src: Source, settings: Settings, extractor: str = pipeline.DEFAULT_EXTRACTOR, raw: pa.Table | None = None,
-           previous: tuple[pa.Table, pa.Table] | None = None):
-    raw = raw if raw is not None else pipeline.raw_files_table(src, Path("/nonexistent"), settings)
-    blocks, docs, stats = pipeline.parse_source(src, raw, *(previous or (None, None)), settings, extractor)
-    return raw, blocks, {d["path"]: d for d in docs.to_pylist()}, stats
+def _parse(src: Source, settings: Settings, extractor: str = DEFAULT_EXTRACTOR, raw: pa.Table | None = None,
+           store: Store | None = None):
+    store = store or Store(src.path.parent / "out")
+    return parse_into(store, src, settings, extractor, raw)
 
 
 def test_values_no_column_can_hold_are_fitted_in_the_worker(tmp_path):
@@ -82,8 +84,7 @@ def test_file_names_are_stored_losslessly(tmp_path, raw_name):
     [path] = docs
     assert docs[path]["status"] == "ok", docs[path]
     assert os.fsencode(text_to_name(path)) == b"sub\xe9/" + raw_name  # the exact bytes come back
-    store = ParquetStore(tmp_path / "out")
-    store.write_tables("s", {"raw_files": raw, "parsed_blocks": blocks})
+    store = Store(tmp_path / "out")  # where _parse committed them
     assert store.connect().execute("SELECT DISTINCT path FROM parsed_blocks").fetchall() == [(path,)]
     assert (tmp_path / "docs" / text_to_name(path)).exists()
 
@@ -112,7 +113,7 @@ def test_a_file_replaced_after_hashing_is_never_parsed_under_the_old_id(tmp_path
     first, second = C.good_html("First version"), C.good_html("Second version")
     src = _source(tmp_path, {"page.html": first})
     settings = Settings()
-    raw = pipeline.raw_files_table(src, Path("/nonexistent"), settings)
+    raw = raw_files_table(src, Path("/nonexistent"), settings)
     (src.path / "page.html").write_bytes(second)  # replaced between raw_files and parsed_blocks
     _, blocks, docs, _ = _parse(src, settings, raw=raw)
     assert docs["page.html"]["status"] == "failed" and blocks.num_rows == 0
@@ -122,7 +123,7 @@ def test_a_file_replaced_after_hashing_is_never_parsed_under_the_old_id(tmp_path
     assert docs["page.html"]["doc_id"] == hashlib.sha256(second).hexdigest()
     assert "Second version" in " ".join(blocks["text"].to_pylist())
     (src.path / "page.html").write_bytes(first)
-    _, blocks2, docs2, stats = _parse(src, settings, previous=(blocks, pa.Table.from_pylist(list(docs.values()), schema=DOCS_SCHEMA)))
+    _, blocks2, docs2, stats = _parse(src, settings)
     assert stats.parsed == 1 and stats.reused == 0
     assert "First version" in " ".join(blocks2["text"].to_pylist())
     assert "Second version" not in " ".join(blocks2["text"].to_pylist())
@@ -188,39 +189,38 @@ def test_a_folder_without_permission_gets_a_row():
 def test_a_later_stage_failing_on_one_document_costs_that_document(tmp_path, monkeypatch):
     src = _source(tmp_path, {"bad.html": C.good_html("Poisoned page"), "good.html": C.good_html("Good page")})
     settings = Settings()
-    raw, blocks, docs, _ = _parse(src, settings)
-    docs_table = pa.Table.from_pylist(list(docs.values()), schema=DOCS_SCHEMA)
-    real = pipeline.normalize_blocks
+    real = derive.normalize_blocks
 
     def poisoned(blocks, s=None):
         if any("Poisoned" in b.text for b in blocks):
             raise ValueError("a bug in a stage")
         return real(blocks, s)
 
-    monkeypatch.setattr(pipeline, "normalize_blocks", poisoned)
-    sets = pipeline.boilerplate_table("s", blocks, docs_table, settings)
-    normalized = pipeline.normalized_table(blocks, sets, settings)
+    monkeypatch.setattr(derive, "normalize_blocks", poisoned)
+    store = Store(tmp_path / "out")
+    _, blocks, _, _ = _parse(src, settings, store=store)
+    _, normalized, rows = derive_all(store, src, settings)
     assert normalized.num_rows == blocks.num_rows  # nothing lost: the bad document keeps its parsed blocks
-    report, _ = pipeline.quality_table(raw, docs_table, normalized, src, settings)
-    rows = {r["path"]: r for r in report.to_pylist()}
     assert "stage_failed" in rows["bad.html"]["flags"] and "stage_failed" not in rows["good.html"]["flags"]
     assert rows["bad.html"]["part_errors"] == ["normalisation: ValueError: a bug in a stage"]
     assert rows["bad.html"]["kept_chars"] > 0
-    real_figures = pipeline.document_figures
+    real_figures = derive.document_figures
 
     def poisoned_figures(blocks, report):
         if any("Poisoned" in b.text for b in blocks):
             raise ZeroDivisionError("a bug in the figures")
         return real_figures(blocks, report)
 
-    monkeypatch.setattr(pipeline, "document_figures", poisoned_figures)
-    rows = {r["path"]: r for r in pipeline.quality_table(raw, docs_table, normalized, src, settings)[0].to_pylist()}
+    monkeypatch.setattr(derive, "document_figures", poisoned_figures)
+    store = Store(tmp_path / "out2")
+    _parse(src, settings, store=store)
+    _, _, rows = derive_all(store, src, settings)
     assert rows["bad.html"]["status"] == "failed" and rows["good.html"]["status"] == "ok"
     assert rows["bad.html"]["error"] == "quality figures could not be computed (ZeroDivisionError: a bug in the figures)"
 
 
 def test_schemas_accept_what_the_inventory_writes(tmp_path):
     src = _source(tmp_path, {b"\xe9t\xe9.pdf": C.good_pdf(), "a.docx": C.good_docx()})
-    raw = pipeline.raw_files_table(src, Path("/nonexistent"), Settings())
+    raw = raw_files_table(src, Path("/nonexistent"), Settings())
     assert raw.schema == RAW_FILES_SCHEMA and raw.num_rows == 2
     assert {r["path"] for r in raw.to_pylist()} == {"\\xe9t\\xe9.pdf", "a.docx"}

@@ -1,73 +1,95 @@
-"""Faults mid-run: a writer SIGKILLed mid-write leaves the previous partition intact and the next
-write recovers; two writers of one source never interleave their commits."""
+"""Faults mid-commit: a reader always sees one whole commit of a pair; a writer SIGKILLed between the
+data commit and the index commit (or anywhere else) leaves the last commit readable, and the next
+writer rolls the data table back before it writes; two writers of one source never interleave."""
 import fcntl
 import os
+import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
 
-from docclean_assets.store import LOCK_DIR, ParquetStore
+from docclean_assets.store.tables import LOCK_DIR, Store
 
-PAIR = ("parsed_documents", "parsed_blocks")
-# A writer process: writes the pair `count` times, tagging both tables with its name and iteration,
-# and logs every table file it writes (inside the locked commit) to a shared append-only log.
+# A writer process: commits the parsed pair `count` times under the source's lock, every row of both
+# tables tagged with its name and iteration. pause=between_commits stops after the data commit of
+# its first iteration, before the index commit, and waits to be killed.
 WRITER = r"""
-import os, sys
+import sys
 import pyarrow as pa
-import pyarrow.parquet as pq
-import docclean_assets.store as store
-root, name, count, log, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-real_write, real_replace = pq.write_table, os.replace
-def logged_write(table, where, **kw):
-    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    os.write(fd, f"{name} {table.column('tag')[0].as_py()}\n".encode())
-    os.close(fd)
-    real_write(table, where, **kw)
-    if pause == "after_tmp":  # a temp file is on disk: tell the parent, then wait to be killed
+from docclean_assets.store.tables import Store
+root, name, count, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+s = Store(root)
+real_replace = s.replace
+def paused_replace(table, source, paths, data, pin=None):
+    if pin is not None and pause == "between_commits":
         print("READY", flush=True); sys.stdin.read()
-def paused_replace(src, dst):
-    real_replace(src, dst)
-    if pause == "between_renames" and str(dst).endswith("data.parquet"):
-        print("READY", flush=True); sys.stdin.read()
-store.pq.write_table = logged_write
-store.os.replace = paused_replace
-s = store.ParquetStore(root)
+    return real_replace(table, source, paths, data, pin)
+s.replace = paused_replace
 for i in range(count):
     tag = f"{name}-{i}"
-    t = pa.table({"tag": [tag] * 2000, "n": list(range(2000))})
-    s.write_tables("web", {"parsed_documents": t, "parsed_blocks": t})
+    blocks = pa.table({"path": ["doc"] * 500, "tag": [tag] * 500, "n": list(range(500))})
+    docs = pa.table({"path": ["doc"], "tag": [tag]})
+    with s.locked("web"):
+        s.commit_pair("parsed_blocks", "web", ["doc"], blocks, docs, blocks.schema)
+    print(f"COMMITTED {tag}", flush=True)
+"""
+# A reader process: reads both tables of the pair without any lock, as DuckDB users do, for a while;
+# prints MIXED if it ever saw blocks of one commit with the documents of another.
+READER = r"""
+import sys, time
+from docclean_assets.store.tables import Store
+s, seen, deadline = Store(sys.argv[1]), 0, time.monotonic() + float(sys.argv[2])
+while time.monotonic() < deadline:
+    con = s.connect()
+    try:
+        blocks = {t for (t,) in con.execute("SELECT DISTINCT tag FROM parsed_blocks").fetchall()}
+        docs = {t for (t,) in con.execute("SELECT DISTINCT tag FROM parsed_documents").fetchall()}
+    except Exception as exc:  # no view yet: nothing committed
+        blocks = docs = None
+    con.close()
+    if blocks is not None:
+        seen += 1
+        if blocks != docs or len(blocks) != 1:
+            print("MIXED", blocks, docs, flush=True)
+print("READS", seen, flush=True)
 """
 
 
-def _writer(root: Path, name: str, count: int, log: Path, pause: str = "none") -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(root), name, str(count), str(log), pause],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[2])
+def _spawn(code: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, cwd=Path(__file__).resolve().parents[2])
 
 
-def _tags(store: ParquetStore) -> tuple[str, str]:
-    tables = store.read_tables("web", {t: None for t in PAIR})
-    return tuple(set(tables[t].column("tag").to_pylist()).pop() for t in PAIR)  # type: ignore[return-value]
+def _writer(root: Path, name: str, count: int, pause: str = "none") -> subprocess.Popen:
+    return _spawn(WRITER, str(root), name, str(count), pause)
 
 
-def test_two_concurrent_writers_never_interleave(tmp_path):
-    log = tmp_path / "writes.log"
-    procs = [_writer(tmp_path / "data", n, 15, log) for n in ("A", "B")]
-    for p in procs:
-        assert p.wait(timeout=60) == 0
-    lines = log.read_text().split()
-    entries = list(zip(lines[::2], lines[1::2]))
-    assert len(entries) == 2 * 2 * 15
-    assert {w for w, _ in entries} == {"A", "B"}
-    # every commit's two table writes are adjacent and carry the same tag: no other write in between
-    for first, second in zip(entries[::2], entries[1::2]):
-        assert first == second, entries
-    store = ParquetStore(tmp_path / "data")
-    docs_tag, blocks_tag = _tags(store)
-    assert docs_tag == blocks_tag
+def _tags(store: Store) -> tuple[set, set]:
+    con = store.connect()
+    tags = tuple({t for (t,) in con.execute(f"SELECT DISTINCT tag FROM {t}").fetchall()}
+                 for t in ("parsed_blocks", "parsed_documents"))
+    con.close()
+    return tags  # type: ignore[return-value]
+
+
+def test_two_concurrent_writers_and_a_reader_never_see_a_mixed_pair(tmp_path):
+    root = tmp_path / "data"
+    writers = [_writer(root, n, 12) for n in ("A", "B")]
+    reader = _spawn(READER, str(root), "8")
+    for w in writers:
+        out, _ = w.communicate(timeout=120)
+        assert w.returncode == 0 and out.count("COMMITTED") == 12
+    out, err = reader.communicate(timeout=60)
+    assert reader.returncode == 0, err
+    assert "MIXED" not in out, out
+    assert int(out.split("READS")[1]) > 0
+    blocks, docs = _tags(Store(root))
+    assert blocks == docs and len(blocks) == 1
+    assert blocks.pop() in {"A-11", "B-11"}  # the last commit of whichever writer went last
 
 
 def _wait_ready(proc: subprocess.Popen) -> None:
@@ -75,40 +97,45 @@ def _wait_ready(proc: subprocess.Popen) -> None:
     assert line.strip() == "READY", line
 
 
-def test_sigkill_mid_write_keeps_the_previous_partition_and_the_next_write_recovers(tmp_path):
-    root, log = tmp_path / "data", tmp_path / "writes.log"
-    store = ParquetStore(root)
-    assert _writer(root, "first", 1, log).wait(timeout=60) == 0
-    before = {t: store.path(t, "web").read_bytes() for t in PAIR}
-
-    victim = _writer(root, "victim", 1, log, pause="after_tmp")
+def test_sigkill_between_data_and_index_commit_keeps_the_last_pair_and_is_rolled_back(tmp_path):
+    root = tmp_path / "data"
+    store = Store(root)
+    assert _writer(root, "first", 1).wait(timeout=60) == 0
+    pinned = store.pinned_version("parsed_blocks", "web")
+    victim = _writer(root, "victim", 1, pause="between_commits")
     _wait_ready(victim)
-    partition = store.path("parsed_documents", "web").parent
-    assert list(partition.glob(".data.parquet.*.tmp"))  # killed with its temp file on disk
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait(timeout=10)
-    assert {t: store.path(t, "web").read_bytes() for t in PAIR} == before  # untouched, readable
-    assert _tags(store) == ("first-0", "first-0")
+    assert store._open("parsed_blocks", "web").version() > pinned  # the data commit happened...
+    assert _tags(store) == ({"first-0"}, {"first-0"})  # ...but readers still see the last whole pair
 
-    with open(root / LOCK_DIR / "web.lock", "a") as fh:  # the dead writer's lock died with it: nothing to wait for
+    with open(root / LOCK_DIR / "web.lock", "a") as fh:  # the dead writer's lock died with it
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if it were still held
         fcntl.flock(fh, fcntl.LOCK_UN)
-    store.write_tables("web", {t: pa.table({"tag": ["next-0"]}) for t in PAIR})
-    assert _tags(store) == ("next-0", "next-0")
-    assert not list(partition.glob(".data.parquet.*.tmp"))  # stale temp files cleaned
+    with store.locked("web"):  # the next writer rolls the data table back to the pinned files
+        assert store.pinned_version("parsed_blocks", "web") == store._open("parsed_blocks", "web").version()
+        assert set(store.read("parsed_blocks", "web").column("tag").to_pylist()) == {"first-0"}
+    assert _writer(root, "next", 1).wait(timeout=60) == 0
+    assert _tags(store) == ({"next-0"}, {"next-0"})
 
 
-def test_sigkill_between_the_two_renames_is_rolled_forward(tmp_path):
-    root, log = tmp_path / "data", tmp_path / "writes.log"
-    store = ParquetStore(root)
-    assert _writer(root, "first", 1, log).wait(timeout=60) == 0
-    victim = _writer(root, "victim", 1, log, pause="between_renames")
-    _wait_ready(victim)  # parsed_documents renamed, parsed_blocks not yet
-    os.kill(victim.pid, signal.SIGKILL)
-    victim.wait(timeout=10)
-    assert (root / "_locks" / "web.commit.json").exists()
-    # the next holder of the lock (here a reader) completes the commit: both tables are the new ones
-    assert _tags(store) == ("victim-0", "victim-0")
-    assert not (root / "_locks" / "web.commit.json").exists()
-    store.write("parsed_blocks", "web", pa.table({"tag": ["after-0"]}))
-    assert store.read("parsed_blocks", "web").column("tag").to_pylist() == ["after-0"]
+def test_sigkill_at_random_moments_never_shows_a_mixed_or_broken_pair(tmp_path):
+    root, rng = tmp_path / "data", random.Random(16)
+    store = Store(root)
+    last = set()
+    for round_ in range(6):
+        victim = _writer(root, f"w{round_}", 50)
+        time.sleep(rng.uniform(0.2, 1.5))
+        victim.send_signal(signal.SIGKILL)
+        out, _ = victim.communicate(timeout=10)
+        committed = [line.split()[1] for line in out.splitlines() if line.startswith("COMMITTED")]
+        blocks, docs = _tags(store) if store.snapshot("parsed_blocks", "web") else (set(), set())
+        assert blocks == docs, (blocks, docs)
+        # what is visible is the last commit that reported, or one it was making when killed
+        expected = {committed[-1]} if committed else last
+        nxt = {f"w{round_}-{len(committed)}"}
+        assert blocks in (expected, nxt), (blocks, committed)
+        last = blocks
+    assert _writer(root, "final", 1).wait(timeout=60) == 0
+    assert _tags(store) == ({"final-0"}, {"final-0"})
+    assert store.read("parsed_blocks", "web").num_rows == 500

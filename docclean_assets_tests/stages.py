@@ -1,0 +1,43 @@
+"""The pipeline's stages run over a store in a test's folder, without Dagster."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
+from docclean_assets.extract.settings import Settings
+from docclean_assets.pipeline import derive, parse, raw
+from docclean_assets.sources import Source
+from docclean_assets.store.settings import StoreSettings
+from docclean_assets.store.tables import Store
+from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA
+
+
+def store_at(root: Path, **settings) -> Store:
+    return Store(root, StoreSettings(**settings))
+
+
+def parse_into(store: Store, src: Source, settings: Settings, extractor: str = DEFAULT_EXTRACTOR,
+               raw_table: pa.Table | None = None, **kw) -> tuple[pa.Table, pa.Table, dict[str, dict], parse.ParseStats]:
+    """(raw_files, parsed_blocks sorted by path and seq, parsed_documents by path, stats) after one parse."""
+    raw_table = raw_table if raw_table is not None else raw.raw_files_table(src, Path("/nonexistent"), settings)
+    with store.locked(src.name):
+        store.overwrite("raw_files", src.name, raw_table)
+        stats = parse.parse_source(store, src, raw_table, settings, extractor, **kw)
+    blocks = store.read("parsed_blocks", src.name, BLOCKS_SCHEMA).sort_by([("path", "ascending"), ("seq", "ascending")])
+    docs = {d["path"]: d for d in store.read("parsed_documents", src.name, DOCS_SCHEMA).to_pylist()}
+    return raw_table, blocks, docs, stats
+
+
+def derive_all(store: Store, src: Source, settings: Settings) -> tuple[pa.Table, pa.Table, dict[str, dict]]:
+    """(boilerplate_sets, normalized_blocks sorted, quality_report rows by path) after the later stages."""
+    with store.locked(src.name):
+        sets = derive.boilerplate_table(store, src.name, settings)
+        store.overwrite_if_changed("boilerplate_sets", src.name, sets)
+        derive.normalize_source(store, src.name, settings)
+        stream, _band = derive.quality_table(store, src, settings)
+        store.overwrite("quality_report", src.name, stream)
+    normalized = store.read("normalized_blocks", src.name, BLOCKS_SCHEMA).sort_by([("path", "ascending"), ("seq", "ascending")])
+    quality = {r["path"]: r for r in store.read("quality_report", src.name, QUALITY_SCHEMA).to_pylist()}
+    return sets, normalized, quality
