@@ -7,6 +7,7 @@ import dagster as dg
 
 from docclean_assets.assets import build_assets
 from docclean_assets.checks import build_checks
+from docclean_assets.progress import NullProgress
 from docclean_assets.resources import Docclean, default_data_dir, default_sources_file
 from docclean_assets.schedules import build_schedules, build_sensor
 from docclean_assets.sources import load_sources
@@ -24,7 +25,8 @@ def build_defs(sources_file: str | Path | None = None, data_dir: str | Path | No
         asset_checks=build_checks(assets[-1]),
         schedules=build_schedules(config, assets),
         sensors=[build_sensor(config, assets)],
-        resources={"docclean": Docclean(sources_file=str(sources_file), data_dir=str(data_dir))},
+        resources={"docclean": Docclean(sources_file=str(sources_file), data_dir=str(data_dir)),
+                   "progress": NullProgress()},  # `docclean run` passes its terminal or line display
         # Steps run in the run's own process; documents are parallelised inside parsed_blocks.
         executor=dg.in_process_executor,
     )
