@@ -122,6 +122,7 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
     import dagster as dg
 
     from docclean_assets.graph import build_defs
+    from docclean_assets.progress import for_stream
 
     defs = build_defs(args.sources, args.data_dir)
     nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
@@ -129,29 +130,35 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
     run_config = {"ops": {"parsed_blocks": {"config": {"force": args.force, "retry_failed": args.retry_failed}}},
                   "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
     failed = False
-    for i, name in enumerate(names, 1):
-        started = time.monotonic()
-        print(f"[{i}/{len(names)}] {name}: materializing", flush=True)
-        result = dg.materialize(nodes, partition_key=name, resources=defs.resources, instance=instance,
-                                run_config=run_config, raise_on_error=False, tags={"docclean/source": name})
-        for event in result.get_asset_materialization_events():
-            mat = event.event_specific_data.materialization  # type: ignore[union-attr]
-            meta = mat.metadata
-            rows = meta.get("dagster/row_count")
-            extra = "".join(f" {k}={meta[k].value}" for k in ("parsed", "reused", "failed", "flagged") if k in meta)
-            print(f"    {mat.asset_key.to_user_string():<18} rows={rows.value if rows else '?'}{extra}", flush=True)
-        for check in result.get_asset_check_evaluations():
-            print(f"    check {check.check_name:<14} {'passed' if check.passed else 'FAILED'}"
-                  f" {json.dumps({k: v.value for k, v in check.metadata.items() if k in ('below', 'over')})}")
-        if not result.success:
-            failed = True
-            for ev in result.all_events:
-                if ev.is_step_failure:
-                    print(f"    step failed: {ev.step_key}: {ev.event_specific_data.error.message.strip()}", file=sys.stderr)  # type: ignore[union-attr]
-        print(f"    {'done' if result.success else 'FAILED'} in {time.monotonic() - started:.1f} s", flush=True)
+    with for_stream(sys.stdout) as progress:  # live rows on a terminal, one plain line per batch otherwise
+        for i, name in enumerate(names, 1):
+            started = time.monotonic()
+            print(f"[{i}/{len(names)}] {name}: materializing", flush=True)
+            result = dg.materialize(nodes, partition_key=name, resources={**defs.resources, "progress": progress},
+                                    instance=instance, run_config=run_config, raise_on_error=False,
+                                    tags={"docclean/source": name})
+            _print_result(result)
+            failed = failed or not result.success
+            print(f"    {'done' if result.success else 'FAILED'} in {time.monotonic() - started:.1f} s", flush=True)
     if not args.quiet:
         cmd_summary(args)
     return EXIT_INFRA if failed else 0
+
+
+def _print_result(result) -> None:  # noqa: ANN001 - a dagster.ExecuteInProcessResult (dagster imported lazily)
+    """One line per materialized asset and per check, and the failed steps' errors on stderr."""
+    for event in result.get_asset_materialization_events():
+        mat = event.event_specific_data.materialization
+        meta = mat.metadata
+        rows = meta.get("dagster/row_count")
+        extra = "".join(f" {k}={meta[k].value}" for k in ("parsed", "reused", "failed", "flagged") if k in meta)
+        print(f"    {mat.asset_key.to_user_string():<18} rows={rows.value if rows else '?'}{extra}", flush=True)
+    for check in result.get_asset_check_evaluations():
+        print(f"    check {check.check_name:<14} {'passed' if check.passed else 'FAILED'}"
+              f" {json.dumps({k: v.value for k, v in check.metadata.items() if k in ('below', 'over')})}")
+    for ev in result.all_events:
+        if ev.is_step_failure:
+            print(f"    step failed: {ev.step_key}: {ev.event_specific_data.error.message.strip()}", file=sys.stderr)
 
 
 def clean_file(file: str, settings=None):
