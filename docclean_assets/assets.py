@@ -156,8 +156,9 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         src, store = docclean.source(context.partition_key), docclean.store
         with store.locked(src.name):
             _require(docclean, "normalized_blocks", src.name)
-            stream, band = derive.quality_table(store, src, docclean.config.settings)
-            store.overwrite("quality_report", src.name, stream)
+            stream, band, inputs = derive.quality_table(store, src, docclean.config.settings)
+            if store.inputs("quality_report", src.name) != inputs:  # else the same rows are committed already
+                store.overwrite("quality_report", src.name, stream, inputs)
         table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=["path", "status", "retention_ratio", "flags", "error"])
         flagged = sum(1 for f in table.column("flags").to_pylist() if f)
         return _result(store.uri("quality_report", src.name), table.num_rows, QUALITY_SCHEMA, documents=table.num_rows,

@@ -3,6 +3,7 @@
 import warnings
 
 import dagster as dg
+import pyarrow.compute as pc
 
 from docclean_assets.extract.quality import band_for
 from docclean_assets.tables import QUALITY_SCHEMA
@@ -11,11 +12,16 @@ from docclean_assets.resources import Docclean
 MAX_LISTED = 50  # documents listed by path in a check's metadata
 
 
+# The columns the checks read (a source's quality_report is one row per document: read only these).
+CHECK_COLUMNS = ["path", "status", "retention_ratio", "deletions", "insertions", "moves", "comment_refs"]
+
+
 def _ok_rows(docclean: Docclean, source: str) -> list[dict]:
-    table = docclean.store.read("quality_report", source, QUALITY_SCHEMA)
+    table = docclean.store.read("quality_report", source, QUALITY_SCHEMA, columns=CHECK_COLUMNS,
+                                filter=pc.field("status") == "ok")
     if table is None:
         raise dg.Failure(f"quality_report has no partition {source!r} yet")
-    return [r for r in table.to_pylist() if r["status"] == "ok"]
+    return table.to_pylist()
 
 
 def build_checks(quality_report: dg.AssetsDefinition) -> list[dg.AssetChecksDefinition]:

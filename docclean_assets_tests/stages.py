@@ -36,8 +36,8 @@ def derive_all(store: Store, src: Source, settings: Settings) -> tuple[pa.Table,
         sets = derive.boilerplate_table(store, src.name, settings)
         store.overwrite_if_changed("boilerplate_sets", src.name, sets)
         derive.normalize_source(store, src.name, settings)
-        stream, _band = derive.quality_table(store, src, settings)
-        store.overwrite("quality_report", src.name, stream)
+        stream, _band, inputs = derive.quality_table(store, src, settings)
+        store.overwrite("quality_report", src.name, stream, inputs)
     normalized = store.read("normalized_blocks", src.name, BLOCKS_SCHEMA).sort_by([("path", "ascending"), ("seq", "ascending")])
     quality = {r["path"]: r for r in store.read("quality_report", src.name, QUALITY_SCHEMA).to_pylist()}
     return sets, normalized, quality

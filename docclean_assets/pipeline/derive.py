@@ -218,7 +218,9 @@ def _plan_normalize(con: duckdb.DuckDBPyConnection, repeats: _Repeats, version: 
             else:
                 todo.append((row["path"], row["doc_id"], digest, committed))
         if todo:
-            con.executemany("INSERT INTO todo VALUES (?, ?, ?, ?)", todo)
+            con.register("_todo_batch", pa.table(list(zip(*todo)), names=["path", "doc_id", "digest", "committed"]))
+            con.execute("INSERT INTO todo SELECT * FROM _todo_batch")
+            con.unregister("_todo_batch")
 
 
 def _todo_documents(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[dict, pa.Table | None]]:
@@ -310,12 +312,15 @@ def quality_row(d: dict, blocks: list[Block], mismatch: bool) -> dict:
     return row
 
 
-def quality_table(store: Store, source: Source, settings: Settings) -> tuple[pa.RecordBatchReader, Band | None]:
-    """quality_report as a stream (the index's rows with the source's band flag), and the band."""
+def quality_table(store: Store, source: Source, settings: Settings) -> tuple[pa.RecordBatchReader, Band | None, int]:
+    """quality_report as a stream (the index's rows with the source's band flag), the band, and a
+    number that changes whenever that stream would (the index version, the band, the settings)."""
     con = _connect(store, source.name, "_normalized_documents")
     ratios = [r for (r,) in con.execute("SELECT retention_ratio FROM normalized_documents WHERE status = 'ok' "
                                         "AND retention_ratio IS NOT NULL").fetchall()]
     band = band_for(source.retention_band, ratios, settings.quality)
+    snap = store.snapshot("_normalized_documents", source.name)
+    inputs = int(_digest([snap.version if snap else None, asdict(band) if band else None, PARSER_VERSION])[:15], 16)
     reader = con.sql(f"SELECT {', '.join(QUALITY_SCHEMA.names)} FROM normalized_documents ORDER BY path, doc_id"
                      ).to_arrow_reader(STREAM_ROWS)
 
@@ -328,4 +333,4 @@ def quality_table(store: Store, source: Source, settings: Settings) -> tuple[pa.
             yield pa.RecordBatch.from_pylist(rows, schema=QUALITY_SCHEMA)
         con.close()
 
-    return pa.RecordBatchReader.from_batches(QUALITY_SCHEMA, flagged()), band
+    return pa.RecordBatchReader.from_batches(QUALITY_SCHEMA, flagged()), band, inputs

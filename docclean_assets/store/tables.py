@@ -38,6 +38,7 @@ INDEX_OF = {index: data for data, index in PAIRS.items()}
 INTERNAL = ("_normalized_documents",)  # bookkeeping tables: no DuckDB view
 LOCK_DIR = "_locks"
 _PIN_APP = "docclean:"  # app_id prefix of the pin transaction
+_INPUTS_APP = "docclean-inputs"  # app_id of the number an overwrite records about its inputs
 
 # Per-process bookkeeping so the lock is re-entrant within a thread and exclusive across threads
 # (flock itself conflicts between two descriptors of one process, which would self-deadlock).
@@ -158,13 +159,20 @@ class Store:
         return ds.dataset(list(snap.files), schema=schema, format="parquet").to_table(columns=columns, filter=filter)
 
     # -- writing -----------------------------------------------------------------------------
-    def overwrite(self, table: str, source: str, data: pa.Table | pa.RecordBatchReader) -> int:
-        """Replace a whole partition in one commit (a stream is written as it arrives); the version."""
-        uri = str(self.uri(table, source))
-        uri_path = Path(uri)
-        uri_path.mkdir(parents=True, exist_ok=True)
-        write_deltalake(uri, data, mode="overwrite", schema_mode="overwrite")
-        return DeltaTable(uri).version()
+    def overwrite(self, table: str, source: str, data: pa.Table | pa.RecordBatchReader,
+                  inputs: int | None = None) -> int:
+        """Replace a whole partition in one commit (a stream is written as it arrives); the version.
+        `inputs` (any int64 the caller derives from what the data was made from) is recorded with it."""
+        uri = self.uri(table, source)
+        uri.mkdir(parents=True, exist_ok=True)
+        props = CommitProperties(app_transactions=[Transaction(_INPUTS_APP, inputs)]) if inputs is not None else None
+        write_deltalake(str(uri), data, mode="overwrite", schema_mode="overwrite", commit_properties=props)
+        return DeltaTable(str(uri)).version()
+
+    def inputs(self, table: str, source: str) -> int | None:
+        """The `inputs` number the partition's last overwrite recorded (None: none, or never written)."""
+        dt = self._open(table, source)
+        return None if dt is None else dt.transaction_version(_INPUTS_APP)
 
     def overwrite_if_changed(self, table: str, source: str, data: pa.Table) -> bool:
         """Replace a partition unless its last commit already holds exactly these rows; whether it wrote."""
