@@ -66,6 +66,32 @@ def doc_groups(reader: pa.RecordBatchReader) -> Iterator[pa.Table]:
         yield pa.Table.from_batches(carry)
 
 
+def documents_with_blocks(con: duckdb.DuckDBPyConnection, docs_sql: str, chunk_docs: int) -> Iterator[tuple[dict, pa.Table | None]]:
+    """(document row, its parsed blocks in seq order or None) for every row of `docs_sql` (which must
+    yield path and doc_id, ordered by them), a chunk of documents at a time. Each chunk's blocks are
+    read by path range, so DuckDB skips the parts outside it by their statistics, and sorted alone: memory
+    follows the chunk, never the source."""
+    docs = con.cursor().sql(docs_sql).to_arrow_reader(chunk_docs)
+    for batch in docs:
+        rows = batch.to_pylist()
+        if not rows:
+            continue
+        con.register("_chunk", batch.select(["path", "doc_id"]))
+        table = con.sql(
+            "SELECT b.* FROM parsed_blocks b SEMI JOIN _chunk k ON k.path = b.path AND k.doc_id = b.doc_id "
+            "WHERE b.path BETWEEN $lo AND $hi ORDER BY b.path, b.doc_id, b.seq",
+            params={"lo": rows[0]["path"], "hi": rows[-1]["path"]}).to_arrow_table()
+        con.unregister("_chunk")
+        groups = doc_groups(table.to_reader())
+        pending = next(groups, None)
+        for row in rows:
+            if pending is not None and (pending.column("path")[0].as_py(), pending.column("doc_id")[0].as_py()) == (row["path"], row["doc_id"]):
+                yield row, pending
+                pending = next(groups, None)
+            else:
+                yield row, None
+
+
 def _connect(store: Store, source: str, *tables: str) -> duckdb.DuckDBPyConnection:
     schemas = {"parsed_blocks": BLOCKS_SCHEMA, "parsed_documents": DOCS_SCHEMA, "raw_files": RAW_FILES_SCHEMA,
                "boilerplate_sets": BOILERPLATE_SCHEMA, "_normalized_documents": NORMALIZED_DOCS_SCHEMA}
@@ -77,8 +103,8 @@ def boilerplate_table(store: Store, source: str, settings: Settings, errors: dic
     """Repeated texts of a source: running heads per paged document, and the template across HTML
     pages. A document whose repeats cannot be found keeps all its blocks; `errors` gets path -> why."""
     con = _connect(store, source, "parsed_blocks", "parsed_documents")
-    rows = [_repeat_row(r, source) for r in _page_repeats(con, settings, errors)]
-    rows += [_repeat_row(r, source) for r in _template_repeats(con, settings)]
+    rows = [_repeat_row(r, source) for r in _page_repeats(con, settings, errors, store.settings.batch_documents)]
+    rows += [_repeat_row(r, source) for r in _template_repeats(con, settings, store.settings.batch_documents)]
     con.close()
     return pa.Table.from_pylist(rows, schema=BOILERPLATE_SCHEMA)
 
@@ -87,51 +113,78 @@ def _repeat_row(r: Repeat, source: str) -> dict:
     return {**asdict(r), "source": source, "seen_in": list(r.seen_in)}
 
 
-def _page_repeats(con: duckdb.DuckDBPyConnection, settings: Settings, errors: dict[str, str] | None) -> Iterator[Repeat]:
+def _page_repeats(con: duckdb.DuckDBPyConnection, settings: Settings, errors: dict[str, str] | None,
+                  chunk_docs: int) -> Iterator[Repeat]:
     """Running heads of each paged document, one document's blocks at a time."""
-    pages = dict(con.execute("SELECT path || chr(0) || doc_id, pages FROM parsed_documents "
-                             "WHERE status = 'ok' AND format <> 'html' AND pages > 0").fetchall())
-    if not pages:
-        return
-    reader = con.sql(
-        "SELECT b.* FROM parsed_blocks b SEMI JOIN parsed_documents d ON b.path = d.path AND b.doc_id = d.doc_id "
-        "AND d.status = 'ok' AND d.format <> 'html' AND d.pages > 0 ORDER BY b.path, b.doc_id, b.seq"
-    ).to_arrow_reader(STREAM_ROWS)
-    for doc in doc_groups(reader):
-        path, doc_id = doc.column("path")[0].as_py(), doc.column("doc_id")[0].as_py()
+    paged = ("SELECT path, doc_id, pages FROM parsed_documents WHERE status = 'ok' AND format <> 'html' "
+             "AND pages > 0 ORDER BY path, doc_id")
+    for row, doc in documents_with_blocks(con, paged, chunk_docs):
+        if doc is None:
+            continue
         try:
-            yield from blocks_to_page_repeats(doc_id, [b for _, b in table_to_blocks(doc)],
-                                              pages[f"{path}\0{doc_id}"], settings.boilerplate)
+            yield from blocks_to_page_repeats(row["doc_id"], [b for _, b in table_to_blocks(doc)], row["pages"],
+                                              settings.boilerplate)
         except Exception as exc:  # noqa: BLE001 - one document's bug costs its furniture removal only
             if errors is not None:
-                errors[path] = f"running heads not searched ({type(exc).__name__}: {exc})"
+                errors[row["path"]] = f"running heads not searched ({type(exc).__name__}: {exc})"
 
 
 def _template_udf(texts: pa.Array) -> pa.Array:
     return pa.array([template_pattern_of(t) for t in texts.to_pylist()], pa.string())
 
 
-def _template_repeats(con: duckdb.DuckDBPyConnection, settings: Settings) -> list[Repeat]:
-    """Short texts that recur across enough of a source's HTML documents, aggregated by DuckDB over
-    the parts. Blocks a backend already dropped count too: a menu recognised on nine pages is
-    template on the tenth."""
+_HTML_DOCS = "SELECT path, doc_id FROM parsed_documents WHERE status = 'ok' AND format = 'html'"
+# One document's short texts as (pattern, path, text of its first block with that pattern), for the
+# blocks of the documents in `_keys` (a chunk) or of every HTML document.
+_SHORT = """SELECT template_pattern(b.text) AS pattern, b.path, arg_min(b.text, b.seq) AS text
+            FROM parsed_blocks b SEMI JOIN ({docs}) k ON k.path = b.path AND k.doc_id = b.doc_id
+            WHERE length(b.text) BETWEEN 1 AND $max_chars {where} GROUP BY ALL"""
+
+
+def _template_repeats(con: duckdb.DuckDBPyConnection, settings: Settings, chunk_docs: int) -> list[Repeat]:
+    """Short texts that recur across enough of a source's HTML documents. Blocks a backend already
+    dropped count too: a menu recognised on nine pages is template on the tenth.
+
+    Two passes, so memory follows the number of candidates, not of distinct texts in the source: a
+    text in at least a fraction f of all documents is in at least f of the documents of some chunk
+    (were it below f in every chunk, it would be below f in their sum), so the chunks' frequent texts
+    are all the candidates, counted exactly in the second pass."""
     s = settings.boilerplate
-    html = "SELECT b.* FROM parsed_blocks b SEMI JOIN parsed_documents d ON b.path = d.path AND b.doc_id = d.doc_id " \
-           "AND d.status = 'ok' AND d.format = 'html'"
-    n_docs = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT path, doc_id FROM ({html}))").fetchall()[0][0]
+    n_docs = con.execute("SELECT count(*) FROM (SELECT DISTINCT b.path, b.doc_id FROM parsed_blocks b "
+                         f"SEMI JOIN ({_HTML_DOCS}) k ON k.path = b.path AND k.doc_id = b.doc_id)").fetchall()[0][0]
     if not n_docs:
         return []
-    need = max(s.min_docs, s.min_doc_fraction * n_docs)
-    con.create_function("template_pattern", _template_udf, [sqltypes.VARCHAR], sqltypes.VARCHAR, type="arrow")
+    if not con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = 'template_pattern'").fetchall()[0][0]:
+        con.create_function("template_pattern", _template_udf, [sqltypes.VARCHAR], sqltypes.VARCHAR, type="arrow")
+    params = {"max_chars": s.max_chars}
+    candidates = _template_candidates(con, s.min_doc_fraction, chunk_docs, params) if s.min_doc_fraction > 0 else None
+    con.register("_candidates", pa.table({"pattern": pa.array(sorted(candidates or ()), pa.string())}))
+    keep = "" if candidates is None else "AND template_pattern(b.text) IN (SELECT pattern FROM _candidates)"
     found = con.execute(f"""
-        WITH c AS (SELECT path, seq, text, template_pattern(text) AS pattern FROM ({html})
-                   WHERE length(text) BETWEEN 1 AND $max_chars),
-             per_doc AS (SELECT pattern, path, arg_min(text, seq) AS text FROM c GROUP BY pattern, path)
-        SELECT pattern, arg_min(text, path), count(*), list(path ORDER BY path)[1:$kept]
-        FROM per_doc WHERE pattern <> '' GROUP BY pattern HAVING count(*) >= $need ORDER BY pattern
-    """, {"max_chars": s.max_chars, "kept": SEEN_IN_KEPT, "need": need}).fetchall()
+        SELECT pattern, arg_min(text, path), count(*), min(path, $kept)
+        FROM ({_SHORT.format(docs=_HTML_DOCS, where=keep)}) WHERE pattern <> '' GROUP BY pattern
+        HAVING count(*) >= $need ORDER BY pattern
+    """, {**params, "kept": SEEN_IN_KEPT, "need": max(s.min_docs, s.min_doc_fraction * n_docs)}).fetchall()
     return [Repeat("documents", None, None, pattern, example, count, n_docs, tuple(seen), DropReason.SITE_TEMPLATE)
             for pattern, example, count, seen in found]
+
+
+def _template_candidates(con: duckdb.DuckDBPyConnection, fraction: float, chunk_docs: int, params: dict) -> set[str]:
+    """Patterns in at least `fraction` of the documents (with blocks) of some chunk of HTML documents."""
+    found: set[str] = set()
+    for batch in con.cursor().sql(f"{_HTML_DOCS} ORDER BY path, doc_id").to_arrow_reader(chunk_docs):
+        if not batch.num_rows:
+            continue
+        con.register("_keys", batch.select(["path", "doc_id"]))
+        lo, hi = batch.column("path")[0].as_py(), batch.column("path")[-1].as_py()
+        in_range = "AND b.path BETWEEN $lo AND $hi"
+        n = con.execute(f"SELECT count(DISTINCT b.path) FROM parsed_blocks b SEMI JOIN _keys k ON k.path = b.path "
+                        f"AND k.doc_id = b.doc_id WHERE TRUE {in_range}", {"lo": lo, "hi": hi}).fetchall()[0][0]
+        found.update(p for (p,) in con.execute(
+            f"SELECT pattern FROM ({_SHORT.format(docs='SELECT * FROM _keys', where=in_range)}) GROUP BY pattern "
+            "HAVING count(*) >= $need", {**params, "lo": lo, "hi": hi, "need": fraction * n}).fetchall())
+        con.unregister("_keys")
+    return found
 
 
 def repeats_of(table: pa.Table) -> list[Repeat]:
@@ -186,7 +239,7 @@ def normalize_source(store: Store, source: str, settings: Settings) -> Normalize
     stats = NormalizeStats()
     _plan_normalize(con, repeats, version, stats)
     batch = _NormBatch()
-    for doc_row, blocks in _todo_documents(con):
+    for doc_row, blocks in _todo_documents(con, store.settings.batch_documents):
         batch.add(*_normalize_document(doc_row, blocks, repeats, settings, stats))
         if len(batch.index) >= store.settings.batch_documents:
             batch.commit(store, source, stats)
@@ -223,27 +276,14 @@ def _plan_normalize(con: duckdb.DuckDBPyConnection, repeats: _Repeats, version: 
             con.unregister("_todo_batch")
 
 
-def _todo_documents(con: duckdb.DuckDBPyConnection) -> Iterator[tuple[dict, pa.Table | None]]:
-    """(parsed_documents row with digest and mismatch, its blocks or None) of every todo document,
-    merged from two streams sorted by (path, doc_id)."""
-    docs = con.cursor().sql("""
+def _todo_documents(con: duckdb.DuckDBPyConnection, chunk_docs: int) -> Iterator[tuple[dict, pa.Table | None]]:
+    """(parsed_documents row with digest and mismatch, its blocks or None) of every todo document."""
+    return documents_with_blocks(con, """
         SELECT d.*, t.digest AS inputs_digest, t.committed, coalesce(r.format_mismatch, FALSE) AS format_mismatch
         FROM parsed_documents d JOIN todo t ON t.path = d.path AND t.doc_id = d.doc_id
         LEFT JOIN (SELECT path, any_value(format_mismatch) AS format_mismatch FROM raw_files GROUP BY path) r ON r.path = d.path
         ORDER BY d.path, d.doc_id
-    """).to_arrow_reader(STREAM_ROWS)
-    blocks = doc_groups(con.cursor().sql(  # each stream has its own cursor
-        "SELECT b.* FROM parsed_blocks b SEMI JOIN todo t ON t.path = b.path AND t.doc_id = b.doc_id "
-        "ORDER BY b.path, b.doc_id, b.seq").to_arrow_reader(STREAM_ROWS))
-    pending = next(blocks, None)
-    for batch in docs:
-        for row in batch.to_pylist():
-            key = (row["path"], row["doc_id"])
-            if pending is not None and (pending.column("path")[0].as_py(), pending.column("doc_id")[0].as_py()) == key:
-                yield row, pending
-                pending = next(blocks, None)
-            else:
-                yield row, None
+    """, chunk_docs)
 
 
 def _normalize_document(row: dict, table: pa.Table | None, repeats: _Repeats, settings: Settings,

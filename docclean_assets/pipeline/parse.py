@@ -13,7 +13,6 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from itertools import groupby
 
 import duckdb
 import pyarrow as pa
@@ -232,7 +231,9 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
             run.fail(row, why)
         elif row["copy_from"] is not None:
             _copy(run, plan, row)
-    parse_rows = _plan_rows(plan, "copy_from IS NULL", "doc_id, path")
+    # in path order, so each batch's part file covers a narrow range of paths: readers that want a
+    # range of documents skip the other parts by their path statistics
+    parse_rows = _plan_rows(plan, "copy_from IS NULL", "path")
     waiting: dict[str, list[dict]] = {}
     jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting)
     for job, outcome in run_jobs(jobs, settings.limits, extractor):
@@ -253,14 +254,16 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
 
 
 def _jobs(source: Source, settings: Settings, rows: Iterator[dict], waiting: dict[str, list[dict]]) -> Iterator[Job]:
-    """One Job per distinct doc_id (rows arrive grouped by doc_id); `waiting[doc_id]` gets its paths
-    until the job's outcome is taken (copies of one file are parsed once)."""
-    for doc_id, same in groupby(rows, key=lambda r: r["doc_id"]):
-        waiting[doc_id] = list(same)
-        first = waiting[doc_id][0]
-        yield Job(doc_id, text_to_name(first["blob"]), first["format"],
-                  {**_options(source, settings, first), "sha256": doc_id}, _timeout(source, settings, first),
-                  rows=True)
+    """A Job per row, unless the same bytes are already being parsed: then the row waits for that
+    job's outcome (`waiting[doc_id]` holds the rows of each job until its outcome is taken)."""
+    for row in rows:
+        doc_id = row["doc_id"]
+        if doc_id in waiting:
+            waiting[doc_id].append(row)
+            continue
+        waiting[doc_id] = [row]
+        yield Job(doc_id, text_to_name(row["blob"]), row["format"],
+                  {**_options(source, settings, row), "sha256": doc_id}, _timeout(source, settings, row), rows=True)
 
 
 def _copy(run: _Run, plan: Plan, row: dict) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -290,11 +291,18 @@ class Store:
                     os.close(fd)
 
     # -- DuckDB ------------------------------------------------------------------------------
+    def _duckdb(self, database: str = ":memory:") -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection held to `duckdb_memory_mb`, spilling past it into the system's temp folder."""
+        con = duckdb.connect(database)
+        con.execute(f"SET memory_limit = '{self.settings.duckdb_memory_mb}MB'")
+        con.execute("SET enable_external_file_cache = false")  # the parts are read once per pass: caching them only grows memory
+        con.execute(f"SET temp_directory = {sql_string(str(Path(tempfile.gettempdir()) / 'docclean-duckdb'))}")
+        return con
+
     def connect_for(self, source: str, views: dict[str, tuple[str, pa.Schema]]) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection with a view per {name: (table, schema)} over one source's last commit
         (an empty one of that schema where nothing was committed)."""
-        con = duckdb.connect()
-        con.execute(f"SET memory_limit = '{self.settings.duckdb_memory_mb}MB'")
+        con = self._duckdb()
         for name, (table, schema) in views.items():
             snap = self.snapshot(table, source)
             create_view(con, name, snap.files if snap else (), schema)
@@ -303,8 +311,7 @@ class Store:
     def connect(self, database: str = ":memory:", sources: Sequence[str] | None = None) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection with one view per table over the files of its last commits (a pair's
         two tables from one commit of it)."""
-        con = duckdb.connect(database)
-        con.execute(f"SET memory_limit = '{self.settings.duckdb_memory_mb}MB'")
+        con = self._duckdb(database)
         names = sorted({s for t in TABLES for s in self.sources(t)}) if sources is None else list(sources)
         files: dict[str, list[str]] = {t: [] for t in TABLES}
         for name in names:
