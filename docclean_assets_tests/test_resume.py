@@ -88,7 +88,11 @@ def test_killed_runs_resume_with_only_uncommitted_documents_and_end_identical(tm
     _folder(tmp_path / "docs", _pages(TOTAL))
     cfg = _config(tmp_path, "sources")
     once = tmp_path / "once"
-    _run(tmp_path, cfg, once)
+    out = _run(tmp_path, cfg, once)
+    # not a terminal: one plain line per committed batch, with the counts so far
+    batches = [x for x in out.splitlines() if " committed " in x]
+    assert len(batches) == TOTAL // BATCH and batches[-1].startswith(f"web: batch {TOTAL // BATCH} committed {BATCH} ")
+    assert f"{TOTAL}/{TOTAL} documents" in batches[-1] and "0 failed so far" in batches[-1]
 
     resumed, rng = tmp_path / "resumed", random.Random(7)
     for after in (2, 4):  # killed twice, each time a little after a batch was reported
@@ -135,3 +139,30 @@ def test_an_unchanged_rerun_parses_and_rewrites_nothing(tmp_path):
     out = _run(tmp_path, cfg, data)
     assert _parsed_counts(out)["parsed"] == 0 and "0 documents to parse, 9 unchanged" in out
     assert {t: store._open(t, "web").version() for t in versions} == versions  # not one new commit
+
+
+def test_a_batch_is_committed_after_its_seconds_even_when_not_full(tmp_path):
+    docs = tmp_path / "docs"
+    _folder(docs, _pages(6))
+    cfg = tmp_path / "sources.yaml"
+    cfg.write_text("sources:\n  web:\n    path: docs\nsettings:\n  limits:\n    workers: 1\n"
+                   "  store:\n    batch_documents: 1000\n    batch_seconds: 0.1\n")
+    out = _run(tmp_path, cfg, tmp_path / "data")
+    # far from 1000 documents, batches still close: a document's worker takes about 0.1 s or more
+    batches = [x for x in out.splitlines() if " committed " in x]
+    assert len(batches) >= 2 and "6/6 documents" in batches[-1]
+
+
+def test_the_dagster_run_log_moves_per_committed_batch(tmp_path):
+    import dagster as dg
+
+    from docclean_assets.graph import build_defs
+
+    _folder(tmp_path / "docs", _pages(7))
+    defs = build_defs(_config(tmp_path, "sources"), tmp_path / "data")
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(defs.assets, partition_key="web", resources=defs.resources, instance=instance)
+        assert result.success
+        lines = [e.user_message for e in instance.all_logs(result.run_id) if " committed " in (e.user_message or "")]
+    assert [x.split(" committed ")[0] for x in lines] == ["web: batch 1", "web: batch 2", "web: batch 3"]
+    assert "7/7 documents" in lines[-1]
