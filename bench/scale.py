@@ -36,6 +36,7 @@ SOURCE = "scale"  # the one source's name (its partition key)
 SAMPLE_PERIOD_S = 0.2  # RSS sampling period, seconds
 KILL_FRACTION = 0.5  # the resume test kills the run at this fraction of the first run's wall time
 KIB = 1024
+LOG_TAIL_LINES = 20  # lines of a failed run's log shown in the error
 MIB = 1024 * 1024
 # "parsed_blocks  rows=123 parsed=10 reused=5 ..." as `docclean run` prints each materialization
 _COUNT = re.compile(r"\b(parsed|reused|failed)=(\d+)")
@@ -135,7 +136,7 @@ def docclean_bin() -> str:
 
 
 def run_docclean(sources: Path, data_dir: Path, env: dict, log: Path, kill_after_s: float | None = None) -> Run:
-    """Run `docclean run` in its own session, sampling its tree's RSS; SIGKILL the whole group at kill_after_s."""
+    """Run `docclean run` in its own session, sampling its tree's memory; SIGKILL the whole group at kill_after_s."""
     cmd = [docclean_bin(), "run", "--sources", str(sources), "--data-dir", str(data_dir), "--quiet"]
     peaks, killed = Peaks(), False
     with open(log, "w") as out:
@@ -144,14 +145,31 @@ def run_docclean(sources: Path, data_dir: Path, env: dict, log: Path, kill_after
         while proc.poll() is None:
             peaks.sample(proc.pid)
             if kill_after_s is not None and time.monotonic() - start >= kill_after_s:
-                os.killpg(proc.pid, signal.SIGKILL)
-                killed = True
-                proc.wait()
+                killed = kill_group(proc)
                 break
             time.sleep(SAMPLE_PERIOD_S)
         wall = time.monotonic() - start
+    check_exit(proc.returncode, killed, log)
     text = log.read_text(errors="replace")
     return Run(round(wall, 2), proc.returncode, killed, peaks.mib(), parse_counts(text))
+
+
+def kill_group(proc: subprocess.Popen) -> bool:
+    """SIGKILL the run's whole process group (workers and fork server too); False when it had already ended."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    finally:
+        proc.wait()
+    return True
+
+
+def check_exit(returncode: int, killed: bool, log: Path) -> None:
+    """RuntimeError with the log's tail when a run we did not kill failed: its figures would mean nothing."""
+    if returncode != 0 and not killed:
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:])
+        raise RuntimeError(f"docclean run exited {returncode} (log {log}):\n{tail}")
 
 
 def parse_counts(output: str) -> dict[str, int]:
@@ -201,6 +219,8 @@ def measure_size(n: int, work: Path, mix: bool, env: dict, log) -> dict:
     first = run_docclean(sources, root / "data", env, root / "first.log")
     log(f"  first run {first.wall_s} s, rc={first.returncode}, peaks {first.peaks}, {first.counts}")
     statuses = final_statuses(root / "data", env)
+    if sum(statuses.values()) != n:
+        raise RuntimeError(f"quality_report has {statuses} for {n} documents")
     rerun = run_docclean(sources, root / "data", env, root / "rerun.log")
     log(f"  unchanged rerun {rerun.wall_s} s, peaks {rerun.peaks}, {rerun.counts}")
     kill_at = round(KILL_FRACTION * first.wall_s, 2)
