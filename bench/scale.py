@@ -11,11 +11,13 @@ Writes bench/out/scale.json and prints a Markdown table. Scratch data lives unde
 from __future__ import annotations
 
 import argparse
+import ctypes
 import datetime as dt
 import json
 import os
 import platform
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -36,8 +38,11 @@ SOURCE = "scale"  # the one source's name (its partition key)
 SAMPLE_PERIOD_S = 0.2  # RSS sampling period, seconds
 KILL_FRACTION = 0.5  # the resume test kills the run at this fraction of the first run's wall time
 KIB = 1024
-LOG_TAIL_LINES = 20  # lines of a failed run's log shown in the error
 MIB = 1024 * 1024
+LOG_TAIL_LINES = 20  # lines of a failed run's log shown in the error
+PR_SET_CHILD_SUBREAPER = 36  # prctl option (linux/prctl.h): orphaned descendants become our children
+REAP_WAIT_S = 10.0  # how long orphans (the fork server after its parent died) get to exit, seconds
+REAP_POLL_S = 0.05
 # "parsed_blocks  rows=123 parsed=10 reused=5 ..." as `docclean run` prints each materialization
 _COUNT = re.compile(r"\b(parsed|reused|failed)=(\d+)")
 
@@ -110,13 +115,41 @@ class Peaks:
                 "processes": self.processes}
 
 
+# --- CPU time of a process tree, from the kernel's accounting ------------------------------------
+
+def become_subreaper() -> bool:
+    """Adopt our runs' orphans (the fork server outlives a killed or finished `docclean run`), so that
+    reaping them adds their CPU time, and their reaped workers', to RUSAGE_CHILDREN; False if refused."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def reap_orphans() -> None:
+    """Wait (up to REAP_WAIT_S) for every remaining child: the adopted orphans of the last run."""
+    end = time.monotonic() + REAP_WAIT_S
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:  # no children left
+            return
+        if pid == 0:
+            time.sleep(REAP_POLL_S)
+
+
+def children_cpu_s() -> float:
+    """User + system CPU seconds of every reaped descendant so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 # --- one `docclean run` ---------------------------------------------------------------------------
 
 @dataclass
 class Run:
-    """One `docclean run`: wall time, peaks, exit code, and the parse counts it printed."""
+    """One `docclean run`: wall time, CPU time of its tree, peaks, exit code, and the parse counts it printed."""
 
     wall_s: float
+    cpu_s: float | None  # None when the kernel refused to make this bench a subreaper (orphans uncounted)
     returncode: int
     killed: bool
     peaks: dict[str, float]
@@ -135,13 +168,22 @@ def docclean_bin() -> str:
     return str(Path(sys.executable).with_name("docclean"))
 
 
-def run_docclean(sources: Path, data_dir: Path, env: dict, log: Path, kill_after_s: float | None = None) -> Run:
+@dataclass(frozen=True)
+class Setup:
+    """How every run of this bench is started: its environment, and whether orphans are counted."""
+
+    env: dict
+    subreaper: bool
+
+
+def run_docclean(setup: Setup, sources: Path, data_dir: Path, log: Path, kill_after_s: float | None = None) -> Run:
     """Run `docclean run` in its own session, sampling its tree's memory; SIGKILL the whole group at kill_after_s."""
     cmd = [docclean_bin(), "run", "--sources", str(sources), "--data-dir", str(data_dir), "--quiet"]
-    peaks, killed = Peaks(), False
+    peaks, killed, cpu_before = Peaks(), False, children_cpu_s()
     with open(log, "w") as out:
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=setup.env,
+                                start_new_session=True)
         while proc.poll() is None:
             peaks.sample(proc.pid)
             if kill_after_s is not None and time.monotonic() - start >= kill_after_s:
@@ -149,9 +191,11 @@ def run_docclean(sources: Path, data_dir: Path, env: dict, log: Path, kill_after
                 break
             time.sleep(SAMPLE_PERIOD_S)
         wall = time.monotonic() - start
+    reap_orphans()
+    cpu = round(children_cpu_s() - cpu_before, 1) if setup.subreaper else None
     check_exit(proc.returncode, killed, log)
     text = log.read_text(errors="replace")
-    return Run(round(wall, 2), proc.returncode, killed, peaks.mib(), parse_counts(text))
+    return Run(round(wall, 2), cpu, proc.returncode, killed, peaks.mib(), parse_counts(text))
 
 
 def kill_group(proc: subprocess.Popen) -> bool:
@@ -208,7 +252,7 @@ def write_sources_yaml(folder: Path, file: Path) -> None:
                     f"settings:\n  limits:\n    workers: {WORKERS}\n")
 
 
-def measure_size(n: int, work: Path, mix: bool, env: dict, log) -> dict:
+def measure_size(n: int, work: Path, mix: bool, setup: Setup, log) -> dict:
     """First run, unchanged rerun and resume-after-kill on a fresh source of n unique documents."""
     root = work / f"n{n}"
     shutil.rmtree(root, ignore_errors=True)
@@ -216,23 +260,24 @@ def measure_size(n: int, work: Path, mix: bool, env: dict, log) -> dict:
     formats = generate_source(folder, n, mix)
     write_sources_yaml(folder, sources)
     log(f"{n} documents generated {formats}")
-    first = run_docclean(sources, root / "data", env, root / "first.log")
-    log(f"  first run {first.wall_s} s, rc={first.returncode}, peaks {first.peaks}, {first.counts}")
-    statuses = final_statuses(root / "data", env)
+    first = run_docclean(setup, sources, root / "data", root / "first.log")
+    log(f"  first run {first.wall_s} s, {first.cpu_s} CPU s, rc={first.returncode}, peaks {first.peaks}, {first.counts}")
+    statuses = final_statuses(root / "data", setup.env)
     if sum(statuses.values()) != n:
         raise RuntimeError(f"quality_report has {statuses} for {n} documents")
-    rerun = run_docclean(sources, root / "data", env, root / "rerun.log")
-    log(f"  unchanged rerun {rerun.wall_s} s, peaks {rerun.peaks}, {rerun.counts}")
+    rerun = run_docclean(setup, sources, root / "data", root / "rerun.log")
+    log(f"  unchanged rerun {rerun.wall_s} s, {rerun.cpu_s} CPU s, peaks {rerun.peaks}, {rerun.counts}")
     kill_at = round(KILL_FRACTION * first.wall_s, 2)
-    killed = run_docclean(sources, root / "resume", env, root / "killed.log", kill_after_s=kill_at)
-    committed = committed_documents(root / "resume", env)
-    resumed = run_docclean(sources, root / "resume", env, root / "resumed.log")
-    log(f"  killed at {kill_at} s ({committed} committed), resumed in {resumed.wall_s} s, {resumed.counts}")
+    killed = run_docclean(setup, sources, root / "resume", root / "killed.log", kill_after_s=kill_at)
+    committed = committed_documents(root / "resume", setup.env)
+    resumed = run_docclean(setup, sources, root / "resume", root / "resumed.log")
+    log(f"  killed at {kill_at} s ({committed} committed), resumed in {resumed.wall_s} s, {resumed.cpu_s} CPU s, {resumed.counts}")
     return {"documents": n, "formats": formats, "statuses": statuses, "first": asdict(first),
             "docs_per_s": round(n / first.wall_s, 2), "unchanged_rerun": asdict(rerun),
-            "unchanged_ratio": round(rerun.wall_s / first.wall_s, 3), "kill_after_s": kill_at,
-            "killed_run": asdict(killed), "committed_at_kill": committed, "resumed": asdict(resumed),
-            "resume_ratio": round(resumed.wall_s / first.wall_s, 3), "load_avg_after": os.getloadavg()}
+            "unchanged_ratio": ratio(rerun.wall_s, first.wall_s), "unchanged_cpu_ratio": ratio(rerun.cpu_s, first.cpu_s),
+            "kill_after_s": kill_at, "killed_run": asdict(killed), "committed_at_kill": committed,
+            "resumed": asdict(resumed), "resume_ratio": ratio(resumed.wall_s, first.wall_s),
+            "resume_cpu_ratio": ratio(resumed.cpu_s, first.cpu_s), "load_avg_after": os.getloadavg()}
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -251,26 +296,33 @@ def machine() -> dict:
             "dirty": dirty, "workers": WORKERS}
 
 
-def resume_cell(r: dict) -> str:
-    """'s (ratio), parsed/reused' of the rerun after the kill."""
-    counts = r["resumed"]["counts"]
-    parsed = f"parsed {counts.get('parsed', '?')}, reused {counts.get('reused', '?')}"
-    return f"{r['resumed']['wall_s']:.0f} s ({r['resume_ratio']:.2f}), {parsed}"
+def ratio(a: float | None, b: float | None) -> float | None:
+    """a / b to 3 places, None when either is unknown."""
+    return None if a is None or not b else round(a / b, 3)
+
+
+def cost_cell(run: dict, first: dict) -> str:
+    """'wall s (ratio), CPU s (ratio)' of a run against the first run."""
+    cpu = "CPU ?" if run["cpu_s"] is None else f"CPU {run['cpu_s']:.0f} s ({ratio(run['cpu_s'], first['cpu_s']):.2f})"
+    return f"{run['wall_s']:.0f} s ({ratio(run['wall_s'], first['wall_s']):.2f}), {cpu}"
 
 
 def markdown(results: list[dict]) -> str:
     """The figures as a Markdown table; the tree's peak PSS also as a ratio to the smallest size's."""
     base = results[0]["first"]["peaks"]["tree_pss"] if results else 1.0
-    lines = ["| documents | first run | docs/s | peak tree PSS (vs smallest) | peak tree RSS | parent / largest worker RSS "
-             "| unchanged rerun (ratio) | its peak tree PSS | killed at | committed at kill | rerun after kill (ratio) |",
+    lines = ["| documents | first run: wall, CPU | docs/s | peak tree PSS (vs smallest) | peak tree RSS "
+             "| parent / largest worker RSS | unchanged rerun (ratio) | killed at | committed at kill "
+             "| rerun after kill (ratio) | parsed / reused |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        p, q = r["first"]["peaks"], r["unchanged_rerun"]["peaks"]
-        lines.append(f"| {r['documents']:,} | {r['first']['wall_s']:.0f} s | {r['docs_per_s']:.1f} "
+        first, p = r["first"], r["first"]["peaks"]
+        counts = r["resumed"]["counts"]
+        cpu = "?" if first["cpu_s"] is None else f"{first['cpu_s']:.0f} s"
+        lines.append(f"| {r['documents']:,} | {first['wall_s']:.0f} s, {cpu} | {r['docs_per_s']:.1f} "
                      f"| {p['tree_pss']:.0f} MiB ({p['tree_pss'] / base:.2f}x) | {p['tree']:.0f} MiB "
-                     f"| {p['parent']:.0f} / {p['largest_child']:.0f} MiB "
-                     f"| {r['unchanged_rerun']['wall_s']:.0f} s ({r['unchanged_ratio']:.2f}) | {q['tree_pss']:.0f} MiB "
-                     f"| {r['kill_after_s']:.0f} s | {r['committed_at_kill']} | {resume_cell(r)} |")
+                     f"| {p['parent']:.0f} / {p['largest_child']:.0f} MiB | {cost_cell(r['unchanged_rerun'], first)} "
+                     f"| {r['kill_after_s']:.0f} s | {r['committed_at_kill']} | {cost_cell(r['resumed'], first)} "
+                     f"| {counts.get('parsed', '?')} / {counts.get('reused', '?')} |")
     return "\n".join(lines)
 
 
@@ -285,13 +337,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES)
     work = args.work or Path(tempfile.mkdtemp(prefix="docclean-scale-"))
-    env = docclean_env(work / "dagster_home")
-    meta = {**machine(), "sizes": list(sizes), "mix": args.mix}
+    setup = Setup(docclean_env(work / "dagster_home"), become_subreaper())
+    meta = {**machine(), "sizes": list(sizes), "mix": args.mix, "cpu_counted": setup.subreaper}
     print(f"scale bench in {work}: {json.dumps(meta)}", flush=True)
     results: list[dict] = []
     try:
         for n in sizes:
-            results.append(measure_size(n, work, args.mix, env, lambda s: print(s, flush=True)))
+            results.append(measure_size(n, work, args.mix, setup, lambda s: print(s, flush=True)))
             args.out.parent.mkdir(parents=True, exist_ok=True)  # written after each size: a long run keeps what it measured
             args.out.write_text(json.dumps({"machine": meta, "results": results}, indent=2) + "\n")
     finally:

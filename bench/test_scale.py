@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,21 @@ from bench.scale import MIB, Peaks, memory_bytes, parse_counts, tree_pids
 from bench.scale_docs import INDEX_WORDS, VOCAB, generate_source, unique_phrase
 
 HELD_MIB = 64  # memory the child of the sampler test writes and holds
+BURN_S = 0.4  # CPU seconds the orphaned grandchild of the CPU test burns
+REPO = Path(__file__).resolve().parent.parent
+# Run in a fresh interpreter, so the test process never becomes a subreaper: a child starts a
+# grandchild that burns CPU and exits at once, orphaning it; the bench must still count that CPU.
+_ORPHAN_CPU = f"""
+import subprocess, sys
+from bench.scale import become_subreaper, children_cpu_s, reap_orphans
+assert become_subreaper()
+burn = "import time\\nt = time.process_time()\\nwhile time.process_time() - t < {BURN_S}: pass"
+spawn = f"import subprocess, sys; subprocess.Popen([sys.executable, '-c', {{burn!r}}])"
+before = children_cpu_s()
+subprocess.run([sys.executable, "-c", spawn], check=True)
+reap_orphans()
+print(children_cpu_s() - before)
+"""
 
 
 def _digests(folder) -> dict[str, str]:
@@ -62,6 +78,11 @@ def test_peaks_sum_a_child_that_holds_memory():
     finally:
         child.communicate(b"")
     assert memory_bytes(child.pid) == (0, 0)  # reaped: nothing to read
+
+
+def test_cpu_of_orphaned_descendants_is_counted():
+    out = subprocess.run([sys.executable, "-c", _ORPHAN_CPU], cwd=REPO, capture_output=True, text=True, check=True)
+    assert float(out.stdout) >= BURN_S
 
 
 def test_parse_counts_reads_the_parsed_blocks_line():
