@@ -24,8 +24,8 @@ VOCAB = ("harbour", "north", "river", "market", "garden", "library", "school", "
          "manor", "newton", "oak", "pier", "quarry", "ridge", "shore", "terrace", "union", "vale",
          "well", "cross", "birch", "cedar", "elm", "hazel", "maple", "rowan", "willow", "alder",
          "ash", "beech", "holly", "poplar")
-INDEX_WORDS = 3  # 64**3 = 262,144 distinct sources of words before filler
-FILLER_WORDS = 8
+INDEX_WORDS = 3  # 64**3 = 262,144 indices spelled distinctly; a larger index is refused
+FILLER_WORDS = 8  # seeded words after the index words, so phrases do not differ by one word only
 BASE_DATE = dt.date(2020, 1, 1)
 DATE_SPAN_DAYS = 3650  # dates vary over ten years
 _TIME = re.compile(r'<time datetime="[^"]*">[^<]*</time>')
@@ -37,7 +37,10 @@ _LD_DATE = re.compile(r'"datePublished": "[^"]*"')
 # The first text run of at least 40 characters of a DOCX (w:t) or PPTX (a:t) part: body text,
 # not a title, a slide number or a label.
 _OOXML_RUN = re.compile(r"(<([wa]):t(?: [^>]*)?>[^<]{40,})(</\2:t>)")
-PDF_LINES_PER_PAGE = 50
+PDF_MARGIN_PT = 72  # left margin and top of the body, points
+PDF_BODY_PT, PDF_LEADING_PT = 10, 13  # body font size and line spacing, points
+PDF_HEAD_PT, PDF_HEAD_Y_PT, PDF_FOOT_Y_PT = 8, 40, 30  # running head size; head and page number from the edges
+PDF_LINES_PER_PAGE = 50  # body lines per A4 page between the head and the page number
 PDF_REPEATS = 3  # the sample text thrice: three pages or more, so running heads repeat (min_pages)
 
 
@@ -109,14 +112,14 @@ def unique_pdf(paragraphs: list[str], i: int) -> bytes:
     width, height = A4
     lines = [f"Council bulletin of {unique_date(i)}", ""]
     for text in [unique_phrase(i), *paragraphs * PDF_REPEATS]:
-        lines.extend([*simpleSplit(text, "Helvetica", 10, width - 144), ""])
+        lines.extend([*simpleSplit(text, "Helvetica", PDF_BODY_PT, width - 2 * PDF_MARGIN_PT), ""])
     for page, start in enumerate(range(0, len(lines), PDF_LINES_PER_PAGE), 1):
-        pdf.setFont("Helvetica", 8)
-        pdf.drawString(72, height - 40, "Harbour City Council - Community bulletin")
-        pdf.drawString(width / 2, 30, str(page))
-        pdf.setFont("Helvetica", 10)
+        pdf.setFont("Helvetica", PDF_HEAD_PT)
+        pdf.drawString(PDF_MARGIN_PT, height - PDF_HEAD_Y_PT, "Harbour City Council - Community bulletin")
+        pdf.drawString(width / 2, PDF_FOOT_Y_PT, str(page))
+        pdf.setFont("Helvetica", PDF_BODY_PT)
         for k, line in enumerate(lines[start:start + PDF_LINES_PER_PAGE]):
-            pdf.drawString(72, height - 72 - 13 * k, line)
+            pdf.drawString(PDF_MARGIN_PT, height - PDF_MARGIN_PT - PDF_LEADING_PT * k, line)
         pdf.showPage()
     pdf.save()
     return out.getvalue()
