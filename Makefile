@@ -64,6 +64,14 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(BIN)/python -m bench.run --quick $(BENCH_ARGS)
 
+# Scale (not part of `make test`): `docclean run` on generated sources of 1k, 5k and 10k unique documents:
+# docs/s, peak memory of the process tree, unchanged rerun, rerun after a SIGKILL at 50%. Writes
+# bench/out/scale.json; SCALE_ARGS='--quick' tries it in minutes (see bench/README.md, "Scale").
+SCALE_ARGS ?=
+.PHONY: bench-scale
+bench-scale: $(STAMP)
+	$(BIN)/python -m bench.scale $(SCALE_ARGS)
+
 # Mutation fuzzing of the extraction library (not part of `make test`): mutants of data/samples/
 # through the isolated workers; reports crashes, hangs and memory spikes (exit 1 when any is found).
 FUZZ_ARGS ?= --count 2000
