@@ -252,8 +252,9 @@ def write_sources_yaml(folder: Path, file: Path) -> None:
                     f"settings:\n  limits:\n    workers: {WORKERS}\n")
 
 
-def measure_size(n: int, work: Path, mix: bool, setup: Setup, log) -> dict:
-    """First run, unchanged rerun and resume-after-kill on a fresh source of n unique documents."""
+def measure_size(n: int, work: Path, mix: bool, setup: Setup, log, resume: bool = True) -> dict:
+    """First run, unchanged rerun and (unless `resume` is False) resume-after-kill on a fresh source of n
+    unique documents."""
     root = work / f"n{n}"
     shutil.rmtree(root, ignore_errors=True)
     folder, sources = root / "source", root / "sources.yaml"
@@ -267,15 +268,17 @@ def measure_size(n: int, work: Path, mix: bool, setup: Setup, log) -> dict:
         raise RuntimeError(f"quality_report has {statuses} for {n} documents")
     rerun = run_docclean(setup, sources, root / "data", root / "rerun.log")
     log(f"  unchanged rerun {rerun.wall_s} s, {rerun.cpu_s} CPU s, peaks {rerun.peaks}, {rerun.counts}")
+    result = {"documents": n, "formats": formats, "statuses": statuses, "first": asdict(first),
+              "docs_per_s": round(n / first.wall_s, 2), "unchanged_rerun": asdict(rerun),
+              "unchanged_ratio": ratio(rerun.wall_s, first.wall_s), "unchanged_cpu_ratio": ratio(rerun.cpu_s, first.cpu_s)}
+    if not resume:
+        return result
     kill_at = round(KILL_FRACTION * first.wall_s, 2)
     killed = run_docclean(setup, sources, root / "resume", root / "killed.log", kill_after_s=kill_at)
     committed = committed_documents(root / "resume", setup.env)
     resumed = run_docclean(setup, sources, root / "resume", root / "resumed.log")
     log(f"  killed at {kill_at} s ({committed} committed), resumed in {resumed.wall_s} s, {resumed.cpu_s} CPU s, {resumed.counts}")
-    return {"documents": n, "formats": formats, "statuses": statuses, "first": asdict(first),
-            "docs_per_s": round(n / first.wall_s, 2), "unchanged_rerun": asdict(rerun),
-            "unchanged_ratio": ratio(rerun.wall_s, first.wall_s), "unchanged_cpu_ratio": ratio(rerun.cpu_s, first.cpu_s),
-            "kill_after_s": kill_at, "killed_run": asdict(killed), "committed_at_kill": committed,
+    return {**result, "kill_after_s": kill_at, "killed_run": asdict(killed), "committed_at_kill": committed,
             "resumed": asdict(resumed), "resume_ratio": ratio(resumed.wall_s, first.wall_s),
             "resume_cpu_ratio": ratio(resumed.cpu_s, first.cpu_s), "load_avg_after": os.getloadavg()}
 
@@ -316,13 +319,14 @@ def markdown(results: list[dict]) -> str:
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         first, p = r["first"], r["first"]["peaks"]
-        counts = r["resumed"]["counts"]
+        counts = r["resumed"]["counts"] if "resumed" in r else {}
         cpu = "?" if first["cpu_s"] is None else f"{first['cpu_s']:.0f} s"
         lines.append(f"| {r['documents']:,} | {first['wall_s']:.0f} s, {cpu} | {r['docs_per_s']:.1f} "
                      f"| {p['tree_pss']:.0f} MiB ({p['tree_pss'] / base:.2f}x) | {p['tree']:.0f} MiB "
                      f"| {p['parent']:.0f} / {p['largest_child']:.0f} MiB | {cost_cell(r['unchanged_rerun'], first)} "
-                     f"| {r['kill_after_s']:.0f} s | {r['committed_at_kill']} | {cost_cell(r['resumed'], first)} "
-                     f"| {counts.get('parsed', '?')} / {counts.get('reused', '?')} |")
+                     + (f"| {r['kill_after_s']:.0f} s | {r['committed_at_kill']} | {cost_cell(r['resumed'], first)} "
+                        f"| {counts.get('parsed', '?')} / {counts.get('reused', '?')} |" if "resumed" in r
+                        else "| not measured | | | |"))
     return "\n".join(lines)
 
 
@@ -334,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help="scratch folder (default: a new one under /tmp, removed after)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (sources, tables, logs)")
     parser.add_argument("--out", type=Path, default=OUT_JSON, help="JSON results")
+    parser.add_argument("--resume-up-to", type=int, default=None,
+                        help="measure the kill-and-resume only for sizes up to this many documents (default: all)")
     args = parser.parse_args(argv)
     sizes = args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES)
     work = args.work or Path(tempfile.mkdtemp(prefix="docclean-scale-"))
@@ -343,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     results: list[dict] = []
     try:
         for n in sizes:
-            results.append(measure_size(n, work, args.mix, setup, lambda s: print(s, flush=True)))
+            resume = args.resume_up_to is None or n <= args.resume_up_to
+            results.append(measure_size(n, work, args.mix, setup, lambda s: print(s, flush=True), resume))
             args.out.parent.mkdir(parents=True, exist_ok=True)  # written after each size: a long run keeps what it measured
             args.out.write_text(json.dumps({"machine": meta, "results": results}, indent=2) + "\n")
     finally:
