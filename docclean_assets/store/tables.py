@@ -27,7 +27,7 @@ from urllib.parse import unquote
 import duckdb
 import pyarrow as pa
 import pyarrow.dataset as ds
-from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
+from deltalake import CommitProperties, DeltaTable, Transaction, WriterProperties, write_deltalake
 
 from docclean_assets.store.settings import StoreSettings
 
@@ -40,6 +40,7 @@ INTERNAL = ("_normalized_documents",)  # bookkeeping tables: no DuckDB view
 LOCK_DIR = "_locks"
 _PIN_APP = "docclean:"  # app_id prefix of the pin transaction
 _INPUTS_APP = "docclean-inputs"  # app_id of the number an overwrite records about its inputs
+_ZSTD = WriterProperties(compression="ZSTD")  # text compresses ~1.5x better than with the default snappy
 
 # Per-process bookkeeping so the lock is re-entrant within a thread and exclusive across threads
 # (flock itself conflicts between two descriptors of one process, which would self-deadlock).
@@ -142,13 +143,6 @@ class Store:
         return sorted(p.name.removeprefix("source=") for p in base.glob("source=*")) if base.is_dir() else []
 
     # -- reading -----------------------------------------------------------------------------
-    def dataset(self, table: str, source: str, schema: pa.Schema) -> ds.Dataset | None:
-        """A pyarrow dataset over the last commit (streams; nothing is read until scanned)."""
-        snap = self.snapshot(table, source)
-        if snap is None:
-            return None
-        return ds.dataset(list(snap.files), schema=schema, format="parquet")
-
     def read(self, table: str, source: str, schema: pa.Schema | None = None, columns: Sequence[str] | None = None,
              filter: ds.Expression | None = None) -> pa.Table | None:
         """A whole partition (or some columns, or some rows), or None when nothing was committed."""
@@ -167,7 +161,8 @@ class Store:
         uri = self.uri(table, source)
         uri.mkdir(parents=True, exist_ok=True)
         props = CommitProperties(app_transactions=[Transaction(_INPUTS_APP, inputs)]) if inputs is not None else None
-        write_deltalake(str(uri), data, mode="overwrite", schema_mode="overwrite", commit_properties=props)
+        write_deltalake(str(uri), data, mode="overwrite", schema_mode="overwrite", commit_properties=props,
+                        writer_properties=_ZSTD)
         return DeltaTable(str(uri)).version()
 
     def inputs(self, table: str, source: str) -> int | None:
@@ -213,12 +208,13 @@ class Store:
         props = CommitProperties(app_transactions=[Transaction(_PIN_APP + pin[0], pin[1])]) if pin else None
         if not DeltaTable.is_deltatable(str(uri)):
             uri.mkdir(parents=True, exist_ok=True)
-            write_deltalake(str(uri), data, mode="append", commit_properties=props)
+            write_deltalake(str(uri), data, mode="append", commit_properties=props, writer_properties=_ZSTD)
         elif paths:
             write_deltalake(str(uri), data, mode="overwrite", predicate=path_predicate(paths),
-                            schema_mode="merge", commit_properties=props)
+                            schema_mode="merge", commit_properties=props, writer_properties=_ZSTD)
         else:
-            write_deltalake(str(uri), data, mode="append", schema_mode="merge", commit_properties=props)
+            write_deltalake(str(uri), data, mode="append", schema_mode="merge", commit_properties=props,
+                            writer_properties=_ZSTD)
         return DeltaTable(str(uri)).version()
 
     def commit_pair(self, table: str, source: str, replaced: Sequence[str], data: pa.Table, index: pa.Table,
@@ -227,7 +223,8 @@ class Store:
         `replaced` are paths that may already have rows (their old rows go); new paths only append."""
         if self._open(table, source) is None:  # a pin needs a data table version, even with no rows
             self.uri(table, source).mkdir(parents=True, exist_ok=True)
-            write_deltalake(str(self.uri(table, source)), data_schema.empty_table(), mode="append")
+            write_deltalake(str(self.uri(table, source)), data_schema.empty_table(), mode="append",
+                            writer_properties=_ZSTD)
         data_paths = sorted(set(replaced) | set(data.column("path").to_pylist())) if replaced else []
         version = self.replace(table, source, data_paths, data) if data.num_rows or replaced else \
             self._open(table, source).version()
@@ -243,7 +240,8 @@ class Store:
         if pinned == dt.version():
             return False
         if pinned is None:  # no commit record at all: none of it was ever visible
-            write_deltalake(str(self.uri(table, source)), pa.schema(dt.schema().to_arrow()).empty_table(), mode="overwrite")
+            write_deltalake(str(self.uri(table, source)), pa.schema(dt.schema().to_arrow()).empty_table(),
+                            mode="overwrite", writer_properties=_ZSTD)
             return True
         dt.restore(pinned)
         # the restore made a new version with the pinned files: pin that one, so the pair agrees again
