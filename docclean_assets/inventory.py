@@ -23,7 +23,7 @@ _CONTENT_TYPES = {"application/pdf": "pdf", "text/html": "html", "application/xh
                   "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx"}
 
 
-def _row(source: str, path: str, blob: str | None, claimed: str | None, modified: dt.datetime, *,
+def _row(source: str, path: str, blob: str | None, claimed: str | None, modified: dt.datetime | None, *,
          size: int | None, fmt: str | None, content_id: str | None, status: int | None = None,
          error: str | None = None, rendered: bool = False) -> dict:
     """One RAW_FILES_SCHEMA row."""
@@ -55,9 +55,18 @@ def folder_rows(source: Source, limits: LimitSettings) -> list[dict]:
     walk = walk_source(source.path)
     rows = [_file_row(source.name, rel, full, limits) for rel, full in walk.files]
     for rel, why in walk.refused:
-        rows.append(_row(source.name, name_to_text(rel), None, format_from_extension(rel), dt.datetime.now(tz=dt.UTC),
+        rows.append(_row(source.name, name_to_text(rel), None, format_from_extension(rel), _entry_mtime(source.path / rel),
                          size=None, fmt=None, content_id=None, error=why))
     return sorted(rows, key=lambda r: r["path"])
+
+
+def _entry_mtime(path: Path) -> dt.datetime | None:
+    """When a refused entry (a link, a folder) last changed, from the entry itself; None if unknown.
+    Not the time of the run: an unchanged folder gives an unchanged inventory."""
+    try:
+        return dt.datetime.fromtimestamp(path.lstat().st_mtime, tz=dt.UTC)
+    except OSError:
+        return None
 
 
 def _file_row(source: str, rel: str, full: Path, limits: LimitSettings) -> dict:

@@ -130,11 +130,15 @@ def test_incremental_updates_end_identical_to_a_fresh_run(tmp_path):
 
 
 def test_an_unchanged_rerun_parses_and_rewrites_nothing(tmp_path):
-    _folder(tmp_path / "docs", _pages(9))
+    _folder(tmp_path / "docs", _pages(7))
+    (tmp_path / "docs" / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<broken")  # fails in its worker
+    (tmp_path / "outside.html").write_text(_page("Outside", "Not part of the source."))
+    (tmp_path / "docs" / "link.html").symlink_to(tmp_path / "outside.html")  # refused by the inventory
     cfg = _config(tmp_path, "sources")
     data = tmp_path / "data"
     _run(tmp_path, cfg, data)
     store = Store(data)
+    assert store.counts("parsed_documents", "web", "status") == {"failed": 2, "ok": 7}
     versions = {t: store._open(t, "web").version() for t in (*TABLES, "_normalized_documents")}
     out = _run(tmp_path, cfg, data)
     assert _parsed_counts(out)["parsed"] == 0 and "0 documents to parse, 9 unchanged" in out

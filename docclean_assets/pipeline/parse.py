@@ -121,7 +121,8 @@ def plan_run(store: Store, source: Source, raw: pa.Table, version: str, force: b
     con.register("raw", raw)
     keep_failed = "FALSE" if retry_failed else "TRUE"
     unchanged = "FALSE" if force else (
-        "d.doc_id IS NOT DISTINCT FROM r.doc_id AND d.parser_version = $v AND r.error IS NULL "
+        "d.doc_id IS NOT DISTINCT FROM r.doc_id AND d.parser_version = $v "
+        "AND (r.error IS NULL OR d.error IS NOT DISTINCT FROM r.error) "  # refused for the same reason again
         f"AND (d.status = 'ok' OR (d.status = 'failed' AND {keep_failed}))")
     con.execute(f"""
         CREATE TABLE work AS
