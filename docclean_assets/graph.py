@@ -8,6 +8,7 @@ import dagster as dg
 from docclean_assets.assets import build_assets
 from docclean_assets.checks import build_checks
 from docclean_assets.progress import NullProgress
+from docclean_assets.store.tables import Store
 from docclean_assets.resources import Docclean, default_data_dir, default_sources_file
 from docclean_assets.schedules import build_schedules, build_sensor
 from docclean_assets.sources import load_sources
@@ -16,7 +17,7 @@ from docclean_assets.sources import load_sources
 def build_defs(sources_file: str | Path | None = None, data_dir: str | Path | None = None) -> dg.Definitions:
     """The whole graph for one sources file and data directory."""
     sources_file = Path(sources_file or default_sources_file()).resolve()
-    data_dir = Path(data_dir or default_data_dir()).resolve()
+    data_dir = Store(str(data_dir or default_data_dir())).root  # a URL is refused here, never made a folder
     config = load_sources(sources_file)
     partitions = dg.StaticPartitionsDefinition(sorted(config.sources))
     assets = build_assets(partitions)

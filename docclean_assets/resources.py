@@ -20,9 +20,9 @@ def default_sources_file() -> Path:
     return Path(os.environ.get(SOURCES_ENV) or PROJECT_ROOT / "data" / "sources.yaml")
 
 
-def default_data_dir() -> Path:
-    """$DOCCLEAN_DATA_DIR, else data/out next to the bundled samples."""
-    return Path(os.environ.get(DATA_DIR_ENV) or PROJECT_ROOT / "data" / "out")
+def default_data_dir() -> str | Path:
+    """$DOCCLEAN_DATA_DIR as given (a URL must reach the store intact), else data/out next to the samples."""
+    return os.environ.get(DATA_DIR_ENV) or PROJECT_ROOT / "data" / "out"
 
 
 class Docclean(dg.ConfigurableResource):

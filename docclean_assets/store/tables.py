@@ -87,6 +87,9 @@ def path_predicate(paths: Iterable[str]) -> str:
 _UNSAFE_PATH = re.compile(r"[\[\]%]")
 
 
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 class StoreError(ValueError):
     """A data directory the table format cannot hold."""
 
@@ -95,6 +98,8 @@ class Store:
     """`<root>/<table>/source=<name>/`: one Delta table per table and source."""
 
     def __init__(self, root: str | Path, settings: StoreSettings | None = None):
+        if isinstance(root, str) and _URL.match(root):  # never a local folder named after a URL
+            raise StoreError(f"data dir {root!r}: object-store URLs are not supported yet; nothing was written")
         self.root = Path(root).resolve()
         if bad := sorted(set(_UNSAFE_PATH.findall(str(self.root)))):
             raise StoreError(f"data dir {str(self.root)!r}: Delta Lake (delta-rs) cannot open a path containing "

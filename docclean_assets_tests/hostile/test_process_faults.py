@@ -12,8 +12,11 @@ import pyarrow as pa
 import pytest
 
 from docclean_assets.cli import main as cli_main
-from docclean_assets.store.tables import Store
+from docclean_assets.graph import build_defs
+from docclean_assets.store.tables import Store, StoreError
 from docclean_assets_tests.hostile import cases as C
+
+PROJECT = Path(__file__).resolve().parents[2]
 
 DOCCLEAN = str(Path(sys.executable).parent / "docclean")
 WAIT_S = 120  # generous bound on process start-up (imports) on a busy 2-core machine
@@ -145,3 +148,19 @@ def test_a_data_dir_the_table_format_cannot_hold_is_refused_in_one_line(tmp_path
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("config error: data dir") and "cannot open a path containing" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize("command", [["sql", "SELECT 1"], ["run"]])
+def test_an_object_store_url_is_refused_never_written_as_a_local_folder(tmp_path, capsys, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    code = cli_main([*command, "--data-dir", "s3://my-bucket/docclean"])
+    err = capsys.readouterr().err
+    assert code == 2 and "object-store URLs are not supported yet" in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())
+    monkeypatch.setenv("DOCCLEAN_DATA_DIR", "s3://my-bucket/docclean")
+    with pytest.raises(StoreError, match="not supported yet"):
+        build_defs(PROJECT / "data" / "sources.yaml")
+    assert not any(tmp_path.iterdir())  # no ./s3:/my-bucket/... folder
+    with pytest.raises(StoreError, match="not supported yet"):  # nor from the definitions (dagster dev, dg)
+        build_defs(PROJECT / "data" / "sources.yaml", "s3://my-bucket/docclean")
+    assert not any(tmp_path.iterdir())
