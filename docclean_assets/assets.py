@@ -36,10 +36,6 @@ def _require(dc: Docclean, table: str, source: str) -> None:
         raise dg.Failure(f"{table} has no partition {source!r} yet: materialize it first")
 
 
-def _rows(dc: Docclean, table: str, source: str) -> int:
-    return sum(dc.store.counts(table, source, "source").values())
-
-
 def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
     df = table.select(columns).slice(0, PREVIEW_ROWS).to_pandas()
     for col in df.columns:

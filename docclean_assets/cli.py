@@ -285,14 +285,14 @@ def main(argv: list[str] | None = None) -> int:
     summ.set_defaults(fn=cmd_summary)
 
     args = parser.parse_args(argv)
-    from docclean_assets.store.tables import Store, StoreError
+    if getattr(args, "data_dir", None) is not None:  # extract and inspect never load the store
+        from docclean_assets.store.tables import Store, StoreError
 
-    try:
-        if getattr(args, "data_dir", None) is not None:
+        try:
             Store(args.data_dir)  # a data dir the table format cannot hold is refused before any work
-    except StoreError as exc:
-        print(f"config error: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
+        except StoreError as exc:
+            print(f"config error: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
     return args.fn(args)
 
 

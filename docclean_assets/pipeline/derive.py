@@ -251,14 +251,18 @@ def normalize_source(store: Store, source: str, settings: Settings) -> Normalize
     return stats
 
 
+# Whether the inventory flagged a path's extension as contradicting its bytes (one row per path).
+_MISMATCH = "SELECT path, any_value(format_mismatch) AS format_mismatch FROM raw_files GROUP BY path"
+
+
 def _plan_normalize(con: duckdb.DuckDBPyConnection, repeats: _Repeats, version: str, stats: NormalizeStats) -> None:
     """Table `todo`: parsed_documents rows whose inputs digest differs from the committed one."""
     con.execute("CREATE TABLE todo (path VARCHAR, doc_id VARCHAR, digest VARCHAR, committed BOOLEAN)")
-    reader = con.cursor().sql("""
+    reader = con.cursor().sql(f"""
         SELECT d.*, coalesce(r.format_mismatch, FALSE) AS format_mismatch, n.inputs_digest AS old_digest,
                n.path IS NOT NULL AS committed
         FROM parsed_documents d
-        LEFT JOIN (SELECT path, any_value(format_mismatch) AS format_mismatch FROM raw_files GROUP BY path) r ON r.path = d.path
+        LEFT JOIN ({_MISMATCH}) r ON r.path = d.path
         LEFT JOIN normalized_documents n ON n.path = d.path
     """).to_arrow_reader(STREAM_ROWS)
     for batch in reader:
@@ -278,10 +282,10 @@ def _plan_normalize(con: duckdb.DuckDBPyConnection, repeats: _Repeats, version: 
 
 def _todo_documents(con: duckdb.DuckDBPyConnection, chunk_docs: int) -> Iterator[tuple[dict, pa.Table | None]]:
     """(parsed_documents row with digest and mismatch, its blocks or None) of every todo document."""
-    return documents_with_blocks(con, """
+    return documents_with_blocks(con, f"""
         SELECT d.*, t.digest AS inputs_digest, t.committed, coalesce(r.format_mismatch, FALSE) AS format_mismatch
         FROM parsed_documents d JOIN todo t ON t.path = d.path AND t.doc_id = d.doc_id
-        LEFT JOIN (SELECT path, any_value(format_mismatch) AS format_mismatch FROM raw_files GROUP BY path) r ON r.path = d.path
+        LEFT JOIN ({_MISMATCH}) r ON r.path = d.path
         ORDER BY d.path, d.doc_id
     """, chunk_docs)
 
@@ -290,7 +294,7 @@ def _normalize_document(row: dict, table: pa.Table | None, repeats: _Repeats, se
                         stats: NormalizeStats) -> tuple[dict, pa.Table]:
     """A document's normalised blocks and its quality row (before the source's band is known)."""
     ref = DocRef(row["source"], row["doc_id"], row["path"], row["format"])
-    blocks = sorted((b for _, b in table_to_blocks(table)), key=lambda b: b.seq) if table is not None else []
+    blocks = [b for _, b in table_to_blocks(table)] if table is not None else []  # in seq order already
     try:
         kept = apply_repeats(ref.doc_id, blocks, repeats.of(ref.doc_id, ref.format), settings.boilerplate)
         out = normalize_blocks(kept, settings.normalize)

@@ -12,15 +12,16 @@ class StoreSettings:
     """`settings: store:` in sources.yaml."""
 
     # A batch of parsed documents is committed when it holds this many documents or has been open
-    # this many seconds, whichever comes first: a kill loses at most one batch. 200 generated web
-    # pages take ~15 s on 2 cores; 60 s bounds what a PDF-heavy source loses.
+    # this many seconds, whichever comes first: a kill loses at most one batch. 200 of the scale
+    # bench's web pages take ~40 s on 2 cores (5 docs/s); 60 s bounds what a PDF-heavy source loses.
     batch_documents: Annotated[int, Range(1, None)] = 200
     batch_seconds: Annotated[float, Range(0.1, None)] = 60.0
     # Files a later commit replaced stay on disk this long (hours) before `vacuum` deletes them,
     # so a reader still scanning an older commit never loses a file under it.
     keep_replaced_hours: Annotated[int, Range(0, None)] = 24
-    # Memory DuckDB may use for the sorts and aggregations over the parts (MiB); beyond it, it spills
-    # to disk. 256 MiB sorts the 10,000-document bench source (3 M blocks) without spilling.
+    # Memory DuckDB may use for the plan, sorts and aggregations over the parts (MiB); beyond it, it
+    # spills to disk. The stages read a chunk of documents at a time, so on the 10,000-document scale
+    # bench source (~170 k blocks) DuckDB stays far below it (a whole-source sort, before, failed at 64 MiB).
     duckdb_memory_mb: Annotated[int, Range(64, None)] = 256
 
     def __post_init__(self) -> None:

@@ -185,25 +185,25 @@ class Store:
 
     def counts(self, table: str, source: str, column: str) -> dict[str, int]:
         """Rows per value of a column in the last commit (NULL as 'null')."""
-        snap = self.snapshot(table, source)
-        if snap is None or not snap.files:
-            return {}
-        con = duckdb.connect()
-        create_view(con, "t", snap.files)
-        rows = con.execute(f'SELECT coalesce(CAST("{column}" AS VARCHAR), \'null\'), count(*) FROM t GROUP BY 1 ORDER BY 1').fetchall()
-        con.close()
-        return dict(rows)
+        return dict(self._query(table, source, f'SELECT coalesce(CAST("{column}" AS VARCHAR), \'null\'), count(*) '
+                                               "FROM t GROUP BY 1 ORDER BY 1"))
 
     def count_where(self, table: str, source: str, condition: str) -> int:
         """Rows of the last commit that satisfy a SQL condition."""
+        rows = self._query(table, source, f"SELECT count(*) FROM t WHERE {condition}")
+        return rows[0][0] if rows else 0
+
+    def _query(self, table: str, source: str, sql: str) -> list[tuple]:
+        """The rows of `sql` over view `t` of a partition's last commit ([] when it holds no file)."""
         snap = self.snapshot(table, source)
         if snap is None or not snap.files:
-            return 0
-        con = duckdb.connect()
+            return []
+        con = self._duckdb()
         create_view(con, "t", snap.files)
-        n = con.execute(f"SELECT count(*) FROM t WHERE {condition}").fetchall()[0][0]
-        con.close()
-        return n
+        try:
+            return con.execute(sql).fetchall()
+        finally:
+            con.close()
 
     def replace(self, table: str, source: str, paths: Sequence[str], data: pa.Table,
                 pin: tuple[str, int] | None = None) -> int:
