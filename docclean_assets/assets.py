@@ -66,7 +66,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         src, store = docclean.source(context.partition_key), docclean.store
         with store.locked(src.name):
             previous = store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls else None
-            table = raw.raw_files_table(src, Path(docclean.data_dir), docclean.config.settings, previous,
+            table = raw.raw_files_table(src, store.location, docclean.config.settings, previous,
                                         docclean.config.fetch)
             store.overwrite_if_changed("raw_files", src.name, table)
         return _result(store.uri("raw_files", src.name), table.num_rows, RAW_FILES_SCHEMA,

@@ -7,13 +7,13 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
+from docclean_assets.store.location import Location, is_url
 from docclean_assets.sources import FetchSettings, Source, name_to_text, text_to_name, walk_source
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
@@ -201,15 +201,16 @@ def fetch_page(url: str, limits: FetchSettings, etag: str | None = None, last_mo
         time.sleep(limits.retry_base_delay_s * 2 ** (attempt - 1))  # backoff before retry n
 
 
-def url_rows(source: Source, blob_dir: Path, limits: FetchSettings, previous: dict[str, dict] | None = None) -> list[dict]:
-    """Rows for every URL of the source; fetched bodies are kept content-addressed in blob_dir. A URL
-    fetched before is asked for conditionally (ETag / Last-Modified): on 304 its last row stands."""
-    blob_dir.mkdir(parents=True, exist_ok=True)
+def url_rows(source: Source, data: Location, limits: FetchSettings, previous: dict[str, dict] | None = None) -> list[dict]:
+    """Rows for every URL of the source; fetched bodies are kept content-addressed below the data dir
+    (`_blobs/<source>/`, local or on object storage). A URL fetched before is asked for conditionally
+    (ETag / Last-Modified): on 304 its last row stands."""
+    blob_dir = data.join("_blobs", source.name)
     previous = previous or {}
     rows = []
     for url in source.urls:
         last = previous.get(url) or {}
-        reusable = bool(last.get("blob")) and not last.get("error") and Path(text_to_name(last["blob"])).exists()
+        reusable = bool(last.get("blob")) and not last.get("error") and data.exists(_blob_name(last["blob"]))
         try:
             got = fetch_page(url, limits, *((last.get("etag"), last.get("last_modified")) if reusable else (None, None)))
         except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's row, never the source's
@@ -226,18 +227,21 @@ def url_rows(source: Source, blob_dir: Path, limits: FetchSettings, previous: di
         claimed = _CONTENT_TYPES.get(ctype or "") or format_from_extension(url.split("?")[0])
         blob = None
         if body is not None:
-            blob_path = blob_dir / doc_id(body)
-            if not blob_path.exists():
-                tmp = blob_path.with_suffix(f".{uuid.uuid4().hex}.tmp")  # concurrent runs never share it
-                tmp.write_bytes(body)
-                tmp.replace(blob_path)
-            blob = name_to_text(str(blob_path))
+            blob_path = f"{blob_dir}/{doc_id(body)}"
+            if not data.exists(blob_path):
+                data.write_bytes(blob_path, body)
+            blob = blob_path if is_url(blob_path) else name_to_text(blob_path)
         row = _row(source.name, url, blob, claimed, now, size=None if body is None else len(body),
                    fmt=sniff_format(body) if body else None,
                    content_id=doc_id(body) if body is not None else None,
                    status=status, error=error, rendered=rendered)
         rows.append({**row, "etag": got.etag, "last_modified": got.last_modified})
     return rows
+
+
+def _blob_name(blob: str) -> str:
+    """A stored blob column as a location again (local names were stored losslessly as text)."""
+    return blob if is_url(blob) else text_to_name(blob)
 
 
 def _rendered(url: str, body: bytes, limits: FetchSettings) -> tuple[bytes | None, str | None, bool]:

@@ -19,12 +19,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from docclean_assets.extract.api import PARSER_VERSION
-from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR, Job, run_jobs
+from docclean_assets.extract.isolate import Job, run_jobs
 from docclean_assets.extract.schema import CONTENT_SCHEMA, DocPayload
 from docclean_assets.extract.settings import Settings
 from docclean_assets.progress import BatchCommitted, NullProgress, Progress
 from docclean_assets.sources import Source, text_to_name
-from docclean_assets.store.settings import StoreSettings
+from docclean_assets.store.location import BLOB_EXTRACTOR, is_url
+from docclean_assets.store.settings import StorageSettings, StoreSettings
 from docclean_assets.store.tables import Store
 from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, content_to_blocks_table, report_to_row
 
@@ -216,7 +217,7 @@ class _Run:
         self.batch = _Batch()
 
 
-def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings, extractor: str = DEFAULT_EXTRACTOR,
+def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings, extractor: str = BLOB_EXTRACTOR,
                  force: bool = False, retry_failed: bool = False, progress: Progress | None = None) -> ParseStats:
     """Parse what the last commit lacks, committing batches as documents finish; the caller holds the
     source's lock. Each document's rows are made and checked in its worker: one document can cost
@@ -236,7 +237,8 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     # range of documents skip the other parts by their path statistics
     parse_rows = _plan_rows(plan, "copy_from IS NULL", "path")
     waiting: dict[str, list[dict]] = {}
-    jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting)
+    jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting,
+                store.location.storage)
     for job, outcome in run_jobs(jobs, settings.limits, extractor):
         for row in waiting.pop(job.key):
             if outcome.error is not None:
@@ -254,17 +256,21 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     return run.stats
 
 
-def _jobs(source: Source, settings: Settings, rows: Iterator[dict], waiting: dict[str, list[dict]]) -> Iterator[Job]:
+def _jobs(source: Source, settings: Settings, rows: Iterator[dict], waiting: dict[str, list[dict]],
+          storage: StorageSettings) -> Iterator[Job]:
     """A Job per row, unless the same bytes are already being parsed: then the row waits for that
-    job's outcome (`waiting[doc_id]` holds the rows of each job until its outcome is taken)."""
+    job's outcome (`waiting[doc_id]` holds the rows of each job until its outcome is taken). A blob on
+    object storage carries the storage settings: the worker reads it itself."""
     for row in rows:
         doc_id = row["doc_id"]
         if doc_id in waiting:
             waiting[doc_id].append(row)
             continue
         waiting[doc_id] = [row]
-        yield Job(doc_id, text_to_name(row["blob"]), row["format"],
-                  {**_options(source, settings, row), "sha256": doc_id}, _timeout(source, settings, row), rows=True)
+        blob = row["blob"] if is_url(row["blob"]) else text_to_name(row["blob"])
+        remote = {"storage": storage} if is_url(blob) else {}
+        yield Job(doc_id, blob, row["format"], {**_options(source, settings, row), "sha256": doc_id, **remote},
+                  _timeout(source, settings, row), rows=True)
 
 
 def _copy(run: _Run, plan: Plan, row: dict) -> None:
