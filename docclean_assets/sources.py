@@ -12,7 +12,7 @@ from croniter import croniter
 
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.settings import Settings, section_from_dict
-from docclean_assets.store.settings import StoreSettings
+from docclean_assets.store.settings import StorageSettings, StoreSettings
 from docclean_assets.extract.sniff import EXTENSIONS
 from docclean_assets.extract.validation import check_section
 
@@ -21,6 +21,7 @@ SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisi
                "ocr", "ocr_scanned_body"}
 OCR_MODES = ("auto", "off", "force")
 TOP_KEYS = {"sources", "settings"}
+_OWN_SECTIONS = ("fetch", "store", "storage")  # settings sections of the Dagster layer, not the library
 
 
 class SourceConfigError(ValueError):
@@ -90,6 +91,7 @@ class SourcesConfig:
     settings: Settings = field(default_factory=Settings)  # the extraction library's sections
     fetch: FetchSettings = field(default_factory=FetchSettings)  # how URL sources are fetched
     store: StoreSettings = field(default_factory=StoreSettings)  # how the tables are committed
+    storage: StorageSettings = field(default_factory=StorageSettings)  # how object storage is reached
 
 
 def _err(source: str, key: str, why: str) -> SourceConfigError:
@@ -185,12 +187,13 @@ def load_sources(file: str | Path) -> SourcesConfig:
     try:
         if not isinstance(overrides, dict):
             raise ValueError(f"expected a mapping of sections, got {overrides!r}")
-        settings = Settings.from_dict({k: v for k, v in overrides.items() if k not in ("fetch", "store")})
+        settings = Settings.from_dict({k: v for k, v in overrides.items() if k not in _OWN_SECTIONS})
         fetch = section_from_dict("fetch", FetchSettings(), overrides.get("fetch") or {})
         store = section_from_dict("store", StoreSettings(), overrides.get("store") or {})
+        storage = section_from_dict("storage", StorageSettings(), overrides.get("storage") or {})
     except (TypeError, ValueError) as exc:
         raise SourceConfigError(f"{file}: settings: {exc}") from exc
-    return SourcesConfig(file, sources, settings, fetch, store)
+    return SourcesConfig(file, sources, settings, fetch, store, storage)
 
 
 class Walk(NamedTuple):
