@@ -2,7 +2,6 @@
 committed in batches) -> boilerplate_sets -> normalized_blocks -> quality_report. Each streams over
 the store's committed parts and writes through it, holding the source's write lock."""
 
-from pathlib import Path
 
 import dagster as dg
 import pyarrow as pa
@@ -10,7 +9,7 @@ import pyarrow as pa
 from docclean_assets.pipeline import derive, raw
 from docclean_assets.pipeline import parse as parse_stage
 from docclean_assets.progress import LineProgress, Progress, Tee
-from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
+from docclean_assets.store.location import BLOB_EXTRACTOR
 from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.resources import Docclean
 
@@ -21,7 +20,7 @@ PREVIEW_ROWS = 8  # rows shown in the UI's metadata preview
 class ParseConfig(dg.Config):
     """Run-time options of parsed_blocks."""
 
-    extractor: str = DEFAULT_EXTRACTOR  # 'module:function' run in each worker (tests inject faults here)
+    extractor: str = BLOB_EXTRACTOR  # 'module:function' run in each worker (tests inject faults here)
     force: bool = False  # parse every document again, even when its bytes are unchanged
     retry_failed: bool = False  # parse failed documents again although their bytes are unchanged
 
@@ -44,7 +43,7 @@ def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
     return dg.MetadataValue.md(df.to_markdown(index=False))
 
 
-def _result_meta(path: Path, rows: int, schema: pa.Schema, **extra) -> dict:
+def _result_meta(path: str, rows: int, schema: pa.Schema, **extra) -> dict:
     return {
         "dagster/row_count": rows,
         "dagster/column_schema": _schema_meta(schema),
@@ -53,7 +52,7 @@ def _result_meta(path: Path, rows: int, schema: pa.Schema, **extra) -> dict:
     }
 
 
-def _result(path: Path, rows: int, schema: pa.Schema, **extra) -> dg.MaterializeResult:
+def _result(path: str, rows: int, schema: pa.Schema, **extra) -> dg.MaterializeResult:
     return dg.MaterializeResult(metadata=_result_meta(path, rows, schema, **extra))
 
 

@@ -47,10 +47,17 @@ def _print_table(con, sql: str) -> None:
         print("  (none)")
 
 
-def cmd_summary(args: argparse.Namespace) -> int:
+def _store(args: argparse.Namespace):  # noqa: ANN202 - a Store (imported lazily: config errors stay fast)
+    """The store of --data-dir, with `settings: store:` and `settings: storage:` of the sources file
+    when there is one (sql and summary need no sources, only how to reach the tables)."""
     from docclean_assets.store.tables import Store
 
-    con = Store(args.data_dir).connect()
+    config = load_sources(args.sources) if Path(args.sources).is_file() else None
+    return Store(args.data_dir, config.store if config else None, config.storage if config else None)
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    con = _store(args).connect()
     tables = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
     if not {"quality_report", "normalized_blocks"} <= tables:
         print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
@@ -64,9 +71,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
 
-    from docclean_assets.store.tables import Store
-
-    con = Store(args.data_dir).connect()
+    con = _store(args).connect()
     try:
         if args.json:
             cur = con.execute(args.query)
@@ -248,10 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     def data_dir_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data-dir", default=str(default_data_dir()), help="where the Parquet tables are")
+        p.add_argument("--sources", default=str(default_sources_file()),
+                       help="sources.yaml (its settings: store: and storage: apply)")
+        p.add_argument("--data-dir", default=str(default_data_dir()),
+                       help="where the tables are: a folder, or s3://bucket/prefix")
 
     run = sub.add_parser("run", help="materialize every asset for the sources, in-process")
-    run.add_argument("--sources", default=str(default_sources_file()), help="sources.yaml")
     data_dir_arg(run)
     run.add_argument("--source", action="append", help="only this source (repeatable)")
     run.add_argument("--force", action="store_true", help="parse unchanged documents again")
@@ -286,10 +293,16 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     if getattr(args, "data_dir", None) is not None:  # extract and inspect never load the store
-        from docclean_assets.store.tables import Store, StoreError
+        from docclean_assets.store.tables import StorageUnavailable, StoreError
 
-        try:
-            Store(args.data_dir)  # a data dir the table format cannot hold is refused before any work
+        try:  # a data dir the table format cannot hold, or storage that cannot be reached: before any work
+            _store(args).check()
+        except SourceConfigError as exc:
+            print(f"config error: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
+        except StorageUnavailable as exc:
+            print(f"storage error: {exc}", file=sys.stderr)
+            return EXIT_INFRA
         except StoreError as exc:
             print(f"config error: {exc}", file=sys.stderr)
             return EXIT_CONFIG

@@ -17,8 +17,9 @@ from docclean_assets.sources import load_sources
 def build_defs(sources_file: str | Path | None = None, data_dir: str | Path | None = None) -> dg.Definitions:
     """The whole graph for one sources file and data directory."""
     sources_file = Path(sources_file or default_sources_file()).resolve()
-    data_dir = Store(str(data_dir or default_data_dir())).root  # a URL is refused here, never made a folder
     config = load_sources(sources_file)
+    # a local folder resolved, a URL normalised; a bad one refused here (never made a local folder)
+    data_dir = Store(str(data_dir or default_data_dir()), config.store, config.storage).root
     partitions = dg.StaticPartitionsDefinition(sorted(config.sources))
     assets = build_assets(partitions)
     return dg.Definitions(

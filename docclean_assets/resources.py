@@ -37,7 +37,7 @@ class Docclean(dg.ConfigurableResource):
 
     @cached_property
     def store(self) -> Store:
-        return Store(self.data_dir, self.config.store)
+        return Store(self.data_dir, self.config.store, self.config.storage)
 
     def source(self, name: str) -> Source:
         """One configured source; a partition key that is no longer configured is an error."""

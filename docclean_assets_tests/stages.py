@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
+from docclean_assets.store.location import BLOB_EXTRACTOR
 from docclean_assets.extract.settings import Settings
 from docclean_assets.pipeline import derive, parse, raw
 from docclean_assets.sources import Source
@@ -18,7 +18,7 @@ def store_at(root: Path, **settings) -> Store:
     return Store(root, StoreSettings(**settings))
 
 
-def parse_into(store: Store, src: Source, settings: Settings, extractor: str = DEFAULT_EXTRACTOR,
+def parse_into(store: Store, src: Source, settings: Settings, extractor: str = BLOB_EXTRACTOR,
                raw_table: pa.Table | None = None, **kw) -> tuple[pa.Table, pa.Table, dict[str, dict], parse.ParseStats]:
     """(raw_files, parsed_blocks sorted by path and seq, parsed_documents by path, stats) after one parse."""
     raw_table = raw_table if raw_table is not None else raw.raw_files_table(src, Path("/nonexistent"), settings)
@@ -41,3 +41,13 @@ def derive_all(store: Store, src: Source, settings: Settings) -> tuple[pa.Table,
     normalized = store.read("normalized_blocks", src.name, BLOCKS_SCHEMA).sort_by([("path", "ascending"), ("seq", "ascending")])
     quality = {r["path"]: r for r in store.read("quality_report", src.name, QUALITY_SCHEMA).to_pylist()}
     return sets, normalized, quality
+
+
+def pair_tags(store: Store) -> tuple[set, set]:
+    """The distinct `tag` values a reader sees in parsed_blocks and in parsed_documents (the store
+    fault tests tag every row with its writer and iteration: a consistent pair shows one tag in both)."""
+    con = store.connect()
+    tags = tuple({t for (t,) in con.execute(f"SELECT DISTINCT tag FROM {t}").fetchall()}
+                 for t in ("parsed_blocks", "parsed_documents"))
+    con.close()
+    return tags  # type: ignore[return-value]

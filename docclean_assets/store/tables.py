@@ -10,6 +10,13 @@ its index (one row per document). The index commit is the pair's commit record: 
 application transaction naming the data table version it belongs to, and readers pin the data table
 to that version. A writer killed between the two commits leaves the data table ahead of its pin; the
 next writer rolls it back (`recover`) before it writes.
+
+The root is a local folder or an object-store prefix (`s3://bucket/prefix`, see `location.py`): one
+code path. Every pair commit is version-exact (no silent rebase onto another writer's commit): the
+data commit must land on the pinned version and the index commit on the index version read with it,
+so two writers without a shared lock (object storage has no `flock`) can never pin a mix of their
+batches; the one that loses fails cleanly (`StoreConflict`) and its rerun resumes. On a local disk a
+`flock` also serialises writers, so the second one waits instead of failing.
 """
 from __future__ import annotations
 
@@ -28,8 +35,12 @@ import duckdb
 import pyarrow as pa
 import pyarrow.dataset as ds
 from deltalake import CommitProperties, DeltaTable, Transaction, WriterProperties, write_deltalake
+from deltalake.exceptions import CommitFailedError
 
-from docclean_assets.store.settings import StoreSettings
+from docclean_assets.store.location import Location, StorageUnavailable, StoreError
+from docclean_assets.store.settings import StorageSettings, StoreSettings
+
+__all__ = ["Store", "StoreError", "StoreConflict", "StorageUnavailable", "Snapshot", "TABLES", "PAIRS"]
 
 # Every table docclean writes, in pipeline order; each becomes a DuckDB view of the same name.
 TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report")
@@ -82,42 +93,37 @@ def path_predicate(paths: Iterable[str]) -> str:
     return "path IN (" + ", ".join(sql_string(p) for p in paths) + ")"
 
 
-# Characters delta-rs 1.6 mishandles in a local table path: '[' and ']' make it panic ("Invalid object
-# store url"), '%' sequences are decoded as if the path were a URL (a folder 'a%20b' is read as 'a b').
-_UNSAFE_PATH = re.compile(r"[\[\]%]")
-
-
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-class StoreError(ValueError):
-    """A data directory the table format cannot hold."""
+class StoreConflict(RuntimeError):
+    """Another writer committed to the same partition while this one was writing: this writer's
+    last batch is not visible, everything committed before stays; a rerun resumes."""
 
 
 class Store:
-    """`<root>/<table>/source=<name>/`: one Delta table per table and source."""
+    """`<root>/<table>/source=<name>/`: one Delta table per table and source, below a local folder or
+    an object-store prefix."""
 
-    def __init__(self, root: str | Path, settings: StoreSettings | None = None):
-        if isinstance(root, str) and _URL.match(root):  # never a local folder named after a URL
-            raise StoreError(f"data dir {root!r}: object-store URLs are not supported yet; nothing was written")
-        self.root = Path(root).resolve()
-        if bad := sorted(set(_UNSAFE_PATH.findall(str(self.root)))):
-            raise StoreError(f"data dir {str(self.root)!r}: Delta Lake (delta-rs) cannot open a path containing "
-                             f"{' '.join(repr(c) for c in bad)}; choose a folder without them")
+    def __init__(self, root: str | Path, settings: StoreSettings | None = None,
+                 storage: StorageSettings | None = None):
+        self.location = Location(root, storage)  # a bad URL or an unsafe folder is refused here
+        self.root = self.location.url
         self.settings = settings or StoreSettings()
 
+    def check(self) -> None:
+        """Fail with one line (StorageUnavailable) when object storage cannot be used; locally a no-op."""
+        self.location.check()
+
     # -- where things are -------------------------------------------------------------------
-    def uri(self, table: str, source: str) -> Path:
-        """The Delta table of one partition."""
+    def uri(self, table: str, source: str) -> str:
+        """The Delta table of one partition (a local path or a URL)."""
         if table not in TABLES and table not in INTERNAL:
             raise ValueError(f"unknown table {table!r}")
-        return self.root / table / f"source={source}"
+        return self.location.join(table, f"source={source}")
 
     def _open(self, table: str, source: str, version: int | None = None) -> DeltaTable | None:
-        uri = self.uri(table, source)
-        if not DeltaTable.is_deltatable(str(uri)):
+        uri, opts = self.uri(table, source), self.location.delta_options()
+        if not DeltaTable.is_deltatable(uri, storage_options=opts):
             return None
-        return DeltaTable(str(uri), version=version)
+        return DeltaTable(uri, version=version, storage_options=opts)
 
     def pinned_version(self, table: str, source: str) -> int | None:
         """The data table version its index's last commit names (None: no committed pair)."""
@@ -144,8 +150,8 @@ class Store:
 
     def sources(self, table: str) -> list[str]:
         """Sources with a folder for the table (committed or not)."""
-        base = self.root / table
-        return sorted(p.name.removeprefix("source=") for p in base.glob("source=*")) if base.is_dir() else []
+        names = self.location.listdir(self.location.join(table))
+        return sorted(n.removeprefix("source=") for n in names if n.startswith("source="))
 
     # -- reading -----------------------------------------------------------------------------
     def read(self, table: str, source: str, schema: pa.Schema | None = None, columns: Sequence[str] | None = None,
@@ -156,19 +162,35 @@ class Store:
             return None
         if schema is None:
             schema = pa.schema(self._open(table, source, snap.version).schema().to_arrow())
-        return ds.dataset(list(snap.files), schema=schema, format="parquet").to_table(columns=columns, filter=filter)
+        loc = self.location
+        return ds.dataset([loc.arrow_path(f) for f in snap.files], schema=schema, format="parquet",
+                          filesystem=loc.arrow_fs).to_table(columns=columns, filter=filter)
 
     # -- writing -----------------------------------------------------------------------------
+    def _write(self, target: str | DeltaTable, data: pa.Table | pa.RecordBatchReader, mode: str,
+               txn: Transaction | None = None, exact: bool = False, **kwargs) -> None:
+        """One Delta commit. `exact`: it must land on the version `target` was loaded at (no rebase
+        onto another writer's commit); otherwise StoreConflict."""
+        if isinstance(target, str) and self.location.is_local:
+            Path(target).mkdir(parents=True, exist_ok=True)
+        props = CommitProperties(app_transactions=[txn] if txn else None, max_commit_retries=0 if exact else None)
+        opts = None if isinstance(target, DeltaTable) else self.location.delta_options()
+        try:
+            write_deltalake(target, data, mode=mode, commit_properties=props, writer_properties=_ZSTD,
+                            storage_options=opts, **kwargs)
+        except CommitFailedError as exc:
+            where = target.table_uri if isinstance(target, DeltaTable) else target
+            raise StoreConflict(f"another writer committed to {where} at the same time; this run's last batch "
+                                f"is not visible, what was committed before stays; run again to resume ({exc})") from exc
+
     def overwrite(self, table: str, source: str, data: pa.Table | pa.RecordBatchReader,
                   inputs: int | None = None) -> int:
         """Replace a whole partition in one commit (a stream is written as it arrives); the version.
         `inputs` (any int64 the caller derives from what the data was made from) is recorded with it."""
         uri = self.uri(table, source)
-        uri.mkdir(parents=True, exist_ok=True)
-        props = CommitProperties(app_transactions=[Transaction(_INPUTS_APP, inputs)]) if inputs is not None else None
-        write_deltalake(str(uri), data, mode="overwrite", schema_mode="overwrite", commit_properties=props,
-                        writer_properties=_ZSTD)
-        return DeltaTable(str(uri)).version()
+        self._write(uri, data, "overwrite", Transaction(_INPUTS_APP, inputs) if inputs is not None else None,
+                    schema_mode="overwrite")
+        return self._open(table, source).version()
 
     def inputs(self, table: str, source: str) -> int | None:
         """The `inputs` number the partition's last overwrite recorded (None: none, or never written)."""
@@ -205,54 +227,66 @@ class Store:
         finally:
             con.close()
 
+    def _replace(self, target: str | DeltaTable, paths: Sequence[str], data: pa.Table,
+                 txn: Transaction | None, exact: bool) -> None:
+        """One commit that removes the rows of `paths` and adds `data` (whose rows all lie in `paths`)."""
+        if isinstance(target, str):  # no table yet: this commit creates it
+            self._write(target, data, "append", txn, exact)
+        elif paths:
+            self._write(target, data, "overwrite", txn, exact, predicate=path_predicate(paths), schema_mode="merge")
+        else:
+            self._write(target, data, "append", txn, exact, schema_mode="merge")
+
     def replace(self, table: str, source: str, paths: Sequence[str], data: pa.Table,
                 pin: tuple[str, int] | None = None) -> int:
         """One commit that removes the rows of `paths` and adds `data` (whose rows all lie in
         `paths`); `pin` records (data table, version) when this is an index. The new version."""
-        uri = self.uri(table, source)
-        props = CommitProperties(app_transactions=[Transaction(_PIN_APP + pin[0], pin[1])]) if pin else None
-        if not DeltaTable.is_deltatable(str(uri)):
-            uri.mkdir(parents=True, exist_ok=True)
-            write_deltalake(str(uri), data, mode="append", commit_properties=props, writer_properties=_ZSTD)
-        elif paths:
-            write_deltalake(str(uri), data, mode="overwrite", predicate=path_predicate(paths),
-                            schema_mode="merge", commit_properties=props, writer_properties=_ZSTD)
-        else:
-            write_deltalake(str(uri), data, mode="append", schema_mode="merge", commit_properties=props,
-                            writer_properties=_ZSTD)
-        return DeltaTable(str(uri)).version()
+        txn = Transaction(_PIN_APP + pin[0], pin[1]) if pin else None
+        self._replace(self._open(table, source) or self.uri(table, source), paths, data, txn, exact=False)
+        return self._open(table, source).version()
 
     def commit_pair(self, table: str, source: str, replaced: Sequence[str], data: pa.Table, index: pa.Table,
                     data_schema: pa.Schema) -> None:
-        """Commit a batch of documents to a pair: data first, then the index pinned to it.
-        `replaced` are paths that may already have rows (their old rows go); new paths only append."""
-        if self._open(table, source) is None:  # a pin needs a data table version, even with no rows
-            self.uri(table, source).mkdir(parents=True, exist_ok=True)
-            write_deltalake(str(self.uri(table, source)), data_schema.empty_table(), mode="append",
-                            writer_properties=_ZSTD)
+        """Commit a batch of documents to a pair: data first, then the index pinned to it, each commit
+        version-exact (StoreConflict when another writer got in between). `replaced` are paths that may
+        already have rows (their old rows go); new paths only append."""
+        index_dt = self._open(PAIRS[table], source)
+        pinned = None if index_dt is None else index_dt.transaction_version(_PIN_APP + table)
+        data_dt = self._open(table, source)
+        if data_dt is None:  # a pin needs a data table version, even with no rows
+            self._write(self.uri(table, source), data_schema.empty_table(), "append", exact=True)
+            data_dt = self._open(table, source)
+        if (pinned is None and data_dt.file_uris()) or (pinned is not None and data_dt.version() != pinned):
+            raise StoreConflict(f"{self.uri(table, source)} holds a commit no index names (version "
+                                f"{data_dt.version()}, pinned {pinned}): another writer is between its two commits")
         data_paths = sorted(set(replaced) | set(data.column("path").to_pylist())) if replaced else []
-        version = self.replace(table, source, data_paths, data) if data.num_rows or replaced else \
-            self._open(table, source).version()
+        if data.num_rows or replaced:
+            self._replace(data_dt, data_paths, data, None, exact=True)
+        version = data_dt.version()  # the table object follows its own writes
         index_paths = sorted(set(replaced) | set(index.column("path").to_pylist())) if replaced else []
-        self.replace(PAIRS[table], source, index_paths, index, pin=(table, version))
+        self._replace(index_dt or self.uri(PAIRS[table], source), index_paths, index,
+                      Transaction(_PIN_APP + table, version), exact=True)
 
     def recover(self, table: str, source: str) -> bool:
-        """Roll a pair's data table back to its pinned version if a killed writer left it ahead."""
+        """Roll a pair's data table back to its pinned version if a killed writer left it ahead (both
+        commits version-exact: a live writer caught between its two commits then fails cleanly)."""
         dt = self._open(table, source)
         if dt is None:
             return False
-        pinned = self.pinned_version(table, source)
-        if pinned == dt.version():
+        index = self._open(PAIRS[table], source)
+        pinned = None if index is None else index.transaction_version(_PIN_APP + table)
+        if pinned == dt.version() or (pinned is None and not dt.file_uris()):
             return False
         if pinned is None:  # no commit record at all: none of it was ever visible
-            write_deltalake(str(self.uri(table, source)), pa.schema(dt.schema().to_arrow()).empty_table(),
-                            mode="overwrite", writer_properties=_ZSTD)
+            self._write(dt, pa.schema(dt.schema().to_arrow()).empty_table(), "overwrite", exact=True)
             return True
-        dt.restore(pinned)
+        try:
+            dt.restore(pinned, commit_properties=CommitProperties(max_commit_retries=0))
+        except CommitFailedError as exc:
+            raise StoreConflict(f"{dt.table_uri}: another writer committed while this one rolled back ({exc})") from exc
         # the restore made a new version with the pinned files: pin that one, so the pair agrees again
-        index = self._open(PAIRS[table], source)
-        self.replace(PAIRS[table], source, [], pa.schema(index.schema().to_arrow()).empty_table(),
-                     pin=(table, self._open(table, source).version()))
+        self._replace(index, [], pa.schema(index.schema().to_arrow()).empty_table(),
+                      Transaction(_PIN_APP + table, dt.version()), exact=True)
         return True
 
     def vacuum(self, table: str, source: str) -> int:
@@ -266,9 +300,15 @@ class Store:
     # -- locking -----------------------------------------------------------------------------
     @contextmanager
     def locked(self, source: str) -> Iterator[None]:
-        """Hold the source's exclusive write lock (blocking until another process releases it): one
-        writer per source on a local disk. On first entry, roll back what a killed writer left."""
-        path = self.root / LOCK_DIR / f"{source}.lock"
+        """Hold the source's write lock and, on first entry, roll back what a killed writer left. On a
+        local disk the lock is an exclusive `flock` (a second process waits); object storage has no
+        lock, and concurrent writers are kept apart by the version-exact commits instead."""
+        if not self.location.is_local:
+            for table in PAIRS:
+                self.recover(table, source)
+            yield
+            return
+        path = Path(self.location.local) / LOCK_DIR / f"{source}.lock"
         with _HELD_GUARD:
             entry = _HELD.setdefault(path, [threading.RLock(), None, 0])
         with entry[0]:
@@ -295,11 +335,14 @@ class Store:
 
     # -- DuckDB ------------------------------------------------------------------------------
     def _duckdb(self, database: str = ":memory:") -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection held to `duckdb_memory_mb`, spilling past it into the system's temp folder."""
+        """A DuckDB connection held to `duckdb_memory_mb`, spilling past it into the system's temp
+        folder; on object storage the location's filesystem is registered (no extension needed)."""
         con = duckdb.connect(database)
         con.execute(f"SET memory_limit = '{self.settings.duckdb_memory_mb}MB'")
         con.execute("SET enable_external_file_cache = false")  # the parts are read once per pass: caching them only grows memory
         con.execute(f"SET temp_directory = {sql_string(str(Path(tempfile.gettempdir()) / 'docclean-duckdb'))}")
+        if not self.location.is_local:
+            con.register_filesystem(self.location.fs)
         return con
 
     def connect_for(self, source: str, views: dict[str, tuple[str, pa.Schema]]) -> duckdb.DuckDBPyConnection:

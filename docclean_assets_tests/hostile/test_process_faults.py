@@ -3,6 +3,7 @@ at once on a fresh DAGSTER_HOME; data directories whose names are glob patterns.
 import io
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -151,16 +152,36 @@ def test_a_data_dir_the_table_format_cannot_hold_is_refused_in_one_line(tmp_path
 
 
 @pytest.mark.parametrize("command", [["sql", "SELECT 1"], ["run"]])
-def test_an_object_store_url_is_refused_never_written_as_a_local_folder(tmp_path, capsys, monkeypatch, command):
+def test_an_unsupported_url_is_refused_never_written_as_a_local_folder(tmp_path, capsys, monkeypatch, command):
     monkeypatch.chdir(tmp_path)
+    code = cli_main([*command, "--data-dir", "gs://my-bucket/docclean"])
+    err = capsys.readouterr().err
+    assert code == 2 and "gs:// is not supported" in err and len(err.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())
+    monkeypatch.setenv("DOCCLEAN_DATA_DIR", "gs://my-bucket/docclean")
+    with pytest.raises(StoreError, match="not supported"):
+        build_defs(PROJECT / "data" / "sources.yaml")
+    assert not any(tmp_path.iterdir())  # no ./gs:/my-bucket/... folder
+    with pytest.raises(StoreError, match="credentials in the URL are refused"):  # nor from the definitions
+        build_defs(PROJECT / "data" / "sources.yaml", "s3://key:secret@my-bucket/docclean")
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("command", [["sql", "SELECT 1"], ["summary"], ["run"]])
+def test_an_unreachable_object_store_fails_with_exit_3_in_one_line(tmp_path, capsys, monkeypatch, command):
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{closed}")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLEKEY12345")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "never-printed-secret")
     code = cli_main([*command, "--data-dir", "s3://my-bucket/docclean"])
     err = capsys.readouterr().err
-    assert code == 2 and "object-store URLs are not supported yet" in err and len(err.strip().splitlines()) == 1
+    assert code == 3 and err.startswith("storage error: data dir s3://my-bucket/docclean: cannot reach")
+    assert len(err.strip().splitlines()) == 1 and "never-printed-secret" not in err
     assert not any(tmp_path.iterdir())
-    monkeypatch.setenv("DOCCLEAN_DATA_DIR", "s3://my-bucket/docclean")
-    with pytest.raises(StoreError, match="not supported yet"):
-        build_defs(PROJECT / "data" / "sources.yaml")
-    assert not any(tmp_path.iterdir())  # no ./s3:/my-bucket/... folder
-    with pytest.raises(StoreError, match="not supported yet"):  # nor from the definitions (dagster dev, dg)
-        build_defs(PROJECT / "data" / "sources.yaml", "s3://my-bucket/docclean")
+    # the definitions load without touching the network (dagster dev starts; the run then fails clearly)
+    defs = build_defs(PROJECT / "data" / "sources.yaml", "s3://my-bucket/docclean")
+    assert defs.resources["docclean"].data_dir == "s3://my-bucket/docclean"
     assert not any(tmp_path.iterdir())

@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from docclean_assets.store.tables import LOCK_DIR, Store
+from docclean_assets_tests.stages import pair_tags
 
 # A writer process: commits the parsed pair `count` times under the source's lock, every row of both
 # tables tagged with its name and iteration. pause=between_commits stops after the data commit of
@@ -23,12 +24,12 @@ import pyarrow as pa
 from docclean_assets.store.tables import Store
 root, name, count, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 s = Store(root)
-real_replace = s.replace
-def paused_replace(table, source, paths, data, pin=None):
-    if pin is not None and pause == "between_commits":
+real_replace = s._replace
+def paused_replace(target, paths, data, txn, exact):
+    if txn is not None and pause == "between_commits":  # the index commit carries the pin
         print("READY", flush=True); sys.stdin.read()
-    return real_replace(table, source, paths, data, pin)
-s.replace = paused_replace
+    return real_replace(target, paths, data, txn, exact)
+s._replace = paused_replace
 for i in range(count):
     tag = f"{name}-{i}"
     blocks = pa.table({"path": ["doc"] * 500, "tag": [tag] * 500, "n": list(range(500))})
@@ -68,14 +69,6 @@ def _writer(root: Path, name: str, count: int, pause: str = "none") -> subproces
     return _spawn(WRITER, str(root), name, str(count), pause)
 
 
-def _tags(store: Store) -> tuple[set, set]:
-    con = store.connect()
-    tags = tuple({t for (t,) in con.execute(f"SELECT DISTINCT tag FROM {t}").fetchall()}
-                 for t in ("parsed_blocks", "parsed_documents"))
-    con.close()
-    return tags  # type: ignore[return-value]
-
-
 def test_two_concurrent_writers_and_a_reader_never_see_a_mixed_pair(tmp_path):
     root = tmp_path / "data"
     writers = [_writer(root, n, 12) for n in ("A", "B")]
@@ -87,7 +80,7 @@ def test_two_concurrent_writers_and_a_reader_never_see_a_mixed_pair(tmp_path):
     assert reader.returncode == 0, err
     assert "MIXED" not in out, out
     assert int(out.split("READS")[1]) > 0
-    blocks, docs = _tags(Store(root))
+    blocks, docs = pair_tags(Store(root))
     assert blocks == docs and len(blocks) == 1
     assert blocks.pop() in {"A-11", "B-11"}  # the last commit of whichever writer went last
 
@@ -107,7 +100,7 @@ def test_sigkill_between_data_and_index_commit_keeps_the_last_pair_and_is_rolled
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait(timeout=10)
     assert store._open("parsed_blocks", "web").version() > pinned  # the data commit happened...
-    assert _tags(store) == ({"first-0"}, {"first-0"})  # ...but readers still see the last whole pair
+    assert pair_tags(store) == ({"first-0"}, {"first-0"})  # ...but readers still see the last whole pair
 
     with open(root / LOCK_DIR / "web.lock", "a") as fh:  # the dead writer's lock died with it
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if it were still held
@@ -116,7 +109,7 @@ def test_sigkill_between_data_and_index_commit_keeps_the_last_pair_and_is_rolled
         assert store.pinned_version("parsed_blocks", "web") == store._open("parsed_blocks", "web").version()
         assert set(store.read("parsed_blocks", "web").column("tag").to_pylist()) == {"first-0"}
     assert _writer(root, "next", 1).wait(timeout=60) == 0
-    assert _tags(store) == ({"next-0"}, {"next-0"})
+    assert pair_tags(store) == ({"next-0"}, {"next-0"})
 
 
 def test_sigkill_at_random_moments_never_shows_a_mixed_or_broken_pair(tmp_path):
@@ -129,7 +122,7 @@ def test_sigkill_at_random_moments_never_shows_a_mixed_or_broken_pair(tmp_path):
         victim.send_signal(signal.SIGKILL)
         out, _ = victim.communicate(timeout=10)
         committed = [line.split()[1] for line in out.splitlines() if line.startswith("COMMITTED")]
-        blocks, docs = _tags(store) if store.snapshot("parsed_blocks", "web") else (set(), set())
+        blocks, docs = pair_tags(store) if store.snapshot("parsed_blocks", "web") else (set(), set())
         assert blocks == docs, (blocks, docs)
         # what is visible is the last commit that reported, or one it was making when killed
         expected = {committed[-1]} if committed else last
@@ -137,5 +130,5 @@ def test_sigkill_at_random_moments_never_shows_a_mixed_or_broken_pair(tmp_path):
         assert blocks in (expected, nxt), (blocks, committed)
         last = blocks
     assert _writer(root, "final", 1).wait(timeout=60) == 0
-    assert _tags(store) == ({"final-0"}, {"final-0"})
+    assert pair_tags(store) == ({"final-0"}, {"final-0"})
     assert store.read("parsed_blocks", "web").num_rows == 500

@@ -1,0 +1,192 @@
+"""The tables on object storage: a real SeaweedFS server on 127.0.0.1, started by the tests. The whole
+pipeline writes the same tables to s3:// as to a local folder; `docclean sql` and `summary` read them;
+a writer killed between its two commits leaves the last commit readable; two writers without a lock
+both land or one fails cleanly; a missing bucket or refused credentials fail in one line with exit 3."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable
+
+from docclean_assets.cli import main as cli_main
+from docclean_assets.store.tables import Store
+from docclean_assets_tests.stages import pair_tags
+
+PROJECT = Path(__file__).resolve().parents[1]
+SAMPLES = PROJECT / "data" / "sources.yaml"
+TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report")
+VOLATILE = {"parse_seconds"}  # differs between any two runs, local or not
+ORDER = ("source", "path", "doc_id", "seq", "scope", "pattern", "text")
+
+
+def _rows(store: Store, table: str) -> list[tuple]:
+    """Every row of a table's last commits, volatile columns left out, in one stable order."""
+    con = store.connect()
+    cols = [c for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {table})").fetchall() if c not in VOLATILE]
+    order = ", ".join(f'"{c}"' for c in ORDER if c in cols)
+    rows = con.execute(f"SELECT {', '.join(chr(34) + c + chr(34) for c in cols)} FROM {table} ORDER BY {order}").fetchall()
+    con.close()
+    return rows
+
+
+def test_the_pipeline_on_s3_writes_the_same_tables_as_on_a_local_disk(s3_env, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    bucket = s3_env.new_bucket()
+    url = f"s3://{bucket}/docclean"
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["run", "--sources", str(SAMPLES), "--data-dir", url, "--quiet"]) == 0
+    assert cli_main(["run", "--sources", str(SAMPLES), "--data-dir", str(tmp_path / "local"), "--quiet"]) == 0
+    capsys.readouterr()
+    remote, local = Store(url), Store(tmp_path / "local")
+    for table in TABLES:
+        theirs, ours = _rows(local, table), _rows(remote, table)
+        assert ours and ours == theirs, table
+    # nothing local was derived from the URL; the tables are in the bucket, as Delta tables
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "local"]
+    keys = s3_env.client().find(f"{bucket}/docclean")
+    assert any(k.endswith("parsed_blocks/source=reports/_delta_log/00000000000000000000.json") for k in keys)
+    assert DeltaTable(f"{url}/quality_report/source=office", storage_options=remote.location.delta_options()).version() >= 0
+    # the CLI's readers over the remote tables (DuckDB through the registered filesystem, no extension)
+    assert cli_main(["sql", "SELECT source, count(*) AS n FROM quality_report GROUP BY source ORDER BY source",
+                     "--data-dir", url, "--json"]) == 0
+    counts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [c["source"] for c in counts] == ["office", "reports", "site"] and all(c["n"] > 0 for c in counts)
+    assert cli_main(["summary", "--data-dir", url]) == 0
+    assert "documents per source and status" in capsys.readouterr().out
+    # no credential reached a table, a Delta log or the Dagster instance
+    logs = [k for k in keys if "/_delta_log/" in k and k.endswith(".json")]
+    assert logs and not any(b"docclean-test-secret" in s3_env.client().cat_file(k) for k in logs)
+    assert not any(b"docclean-test-secret" in p.read_bytes() for p in (tmp_path / "home").rglob("*") if p.is_file())
+    # an unchanged rerun on S3 commits nothing new
+    versions = {t: remote._open(t, "reports").version() for t in TABLES}
+    assert cli_main(["run", "--sources", str(SAMPLES), "--data-dir", url, "--source", "reports", "--quiet"]) == 0
+    assert {t: remote._open(t, "reports").version() for t in TABLES} == versions
+
+
+def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from_there(s3_env, tmp_path,
+                                                                                       monkeypatch):
+    from docclean_assets_tests.httpserve import loopback_server, send
+
+    pages = {"/a.html": "<html><head><title>Tides</title></head><body><article><h1>Tides</h1><p>The tide "
+                        "tables for spring are out, with the neap tides marked in blue.</p></article></body></html>"}
+
+    def do_get(handler):
+        body = pages.get(handler.path)
+        if body is None:
+            handler.send_error(404, "Not Found")
+        else:
+            send(handler, body.encode(), "text/html; charset=utf-8")
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    bucket = s3_env.new_bucket()
+    url = f"s3://{bucket}/out"
+    with loopback_server(do_get) as base:
+        cfg = tmp_path / "sources.yaml"
+        cfg.write_text(f"sources:\n  news:\n    urls: [{base}a.html, {base}missing.html]\n")
+        assert cli_main(["run", "--sources", str(cfg), "--data-dir", url, "--quiet"]) == 0
+    store = Store(url)
+    raw = {r["path"]: r for r in store.read("raw_files", "news").to_pylist()}
+    blob = raw[f"{base}a.html"]["blob"]
+    assert blob == f"{url}/_blobs/news/{raw[f'{base}a.html']['doc_id']}"  # on object storage, content-addressed
+    assert s3_env.client().cat_file(blob) == pages["/a.html"].encode()
+    assert raw[f"{base}missing.html"]["blob"] is None and "404" in raw[f"{base}missing.html"]["error"]
+    con = store.connect()
+    body = " ".join(t for (t,) in con.execute("SELECT text FROM normalized_blocks WHERE drop_reason IS NULL").fetchall())
+    assert "neap tides marked in blue" in body  # the worker read the page from the bucket
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "sources.yaml"]  # no local _blobs
+
+
+@pytest.mark.parametrize("problem", ["missing bucket", "refused credentials"])
+def test_a_missing_bucket_or_refused_credentials_fail_with_exit_3_in_one_line(s3_env, tmp_path, monkeypatch,
+                                                                             capsys, problem):
+    bucket = s3_env.new_bucket()
+    if problem == "missing bucket":
+        bucket, expect = "no-such-bucket-here", "bucket 'no-such-bucket-here' does not exist"
+    else:
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "a-wrong-secret-never-printed")
+        expect = "refused the credentials"
+    monkeypatch.chdir(tmp_path)
+    for command in (["run", "--sources", str(SAMPLES)], ["sql", "SELECT 1"], ["summary"]):
+        code = cli_main([*command, "--data-dir", f"s3://{bucket}/docclean"])
+        err = capsys.readouterr().err
+        assert code == 3 and expect in err and len(err.strip().splitlines()) == 1, (command, err)
+        assert "a-wrong-secret-never-printed" not in err and "docclean-test-secret" not in err
+    assert not any(tmp_path.iterdir())
+
+
+# A writer process: commits the parsed pair `count` times, every row tagged with its name and
+# iteration; pause=between_commits stops after its first data commit, before the index commit.
+WRITER = r"""
+import sys
+import pyarrow as pa
+from docclean_assets.store.tables import Store, StoreConflict
+root, name, count, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+s = Store(root)
+real = s._replace
+def paused(target, paths, data, txn, exact):
+    if txn is not None and pause == "between_commits":
+        print("READY", flush=True); sys.stdin.read()
+    return real(target, paths, data, txn, exact)
+s._replace = paused
+for i in range(count):
+    tag = f"{name}-{i}"
+    blocks = pa.table({"path": ["doc"] * 50, "tag": [tag] * 50, "n": list(range(50))})
+    docs = pa.table({"path": ["doc"], "tag": [tag]})
+    try:
+        with s.locked("web"):
+            s.commit_pair("parsed_blocks", "web", ["doc"], blocks, docs, blocks.schema)
+    except StoreConflict as exc:
+        print("CONFLICT", str(exc).splitlines()[0], flush=True)
+        sys.exit(4)
+    print(f"COMMITTED {tag}", flush=True)
+"""
+
+
+def _writer(url: str, name: str, count: int, pause: str = "none") -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", WRITER, url, name, str(count), pause], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT)
+
+
+def test_a_writer_killed_between_its_two_commits_leaves_the_last_commit_readable(s3_env):
+    url = f"s3://{s3_env.new_bucket()}/kill"
+    first = _writer(url, "first", 1)
+    assert first.wait(60) == 0
+    victim = _writer(url, "victim", 1, pause="between_commits")
+    assert victim.stdout.readline().strip() == "READY"  # its data commit landed, its index commit did not
+    victim.kill()
+    victim.wait(10)
+    store = Store(url)
+    assert pair_tags(store) == ({"first-0"}, {"first-0"})  # readers still see the last whole commit
+    assert store._open("parsed_blocks", "web").version() > store.pinned_version("parsed_blocks", "web")
+    after = _writer(url, "after", 1)  # the next writer rolls the orphan back, then commits
+    assert after.wait(60) == 0, after.stderr.read()
+    assert pair_tags(store) == ({"after-0"}, {"after-0"})
+    assert store._open("parsed_blocks", "web").version() == store.pinned_version("parsed_blocks", "web")
+
+
+def test_two_writers_without_a_lock_both_land_or_one_fails_cleanly(s3_env):
+    url = f"s3://{s3_env.new_bucket()}/race"
+    store = Store(url)
+    for _round in range(3):
+        writers = [_writer(url, name, 6) for name in ("a", "b")]
+        outs = [(w.wait(120), w.stdout.read()) for w in writers]
+        for code, out in outs:
+            assert code in (0, 4), out  # finished, or stopped by a conflict: never anything else
+            assert code == 0 or "CONFLICT " in out
+        committed = [line.split()[1] for _code, out in outs for line in out.splitlines() if line.startswith("COMMITTED")]
+        assert committed  # at least one writer landed its batches
+        blocks, docs = pair_tags(store)
+        assert blocks == docs and len(blocks) == 1 and blocks <= set(committed)  # one whole commit, never a mix
+        rows = store.read("parsed_blocks", "web")
+        assert rows.num_rows == 50 and set(rows.column("n").to_pylist()) == set(range(50))
+    # whatever a loser left behind its pin, the next writer alone rolls back and lands
+    last = _writer(url, "last", 1)
+    assert last.wait(60) == 0, last.stdout.read()
+    assert pair_tags(store) == ({"last-0"}, {"last-0"})
+    assert store._open("parsed_blocks", "web").version() == store.pinned_version("parsed_blocks", "web")
