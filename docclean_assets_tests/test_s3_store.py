@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 
@@ -102,6 +101,36 @@ def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "sources.yaml"]  # no local _blobs
 
 
+def test_credentials_from_an_aws_profile_reach_both_the_tables_and_the_readers(s3, tmp_path, monkeypatch, capsys):
+    from docclean_assets_tests.s3server import ACCESS_KEY, SECRET_KEY
+
+    (tmp_path / "aws").mkdir()
+    (tmp_path / "aws" / "credentials").write_text(
+        f"[docclean]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n")
+    (tmp_path / "aws" / "config").write_text("[profile docclean]\nregion = us-east-1\n")
+    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "aws" / "credentials"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "aws" / "config"))
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.html").write_text("<html><body><article><h1>Ferries</h1><p>The ferry timetable changes in "
+                                 "spring, with two extra crossings on Sundays.</p></article></body></html>")
+    cfg = tmp_path / "sources.yaml"
+    cfg.write_text("sources:\n  web: {path: docs}\nsettings:\n  storage: {profile: docclean}\n")
+    url = f"s3://{s3.new_bucket()}/out"
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", url, "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli_main(["sql", "SELECT status FROM quality_report", "--sources", str(cfg), "--data-dir", url, "--json"]) == 0
+    assert [json.loads(line)["status"] for line in capsys.readouterr().out.splitlines()] == ["ok"]
+    cfg.write_text("sources:\n  web: {path: docs}\nsettings:\n  storage: {profile: nobody}\n")
+    assert cli_main(["sql", "SELECT 1", "--sources", str(cfg), "--data-dir", url]) == 3
+    err = capsys.readouterr().err
+    assert "AWS profile 'nobody'" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("problem", ["missing bucket", "refused credentials"])
 def test_a_missing_bucket_or_refused_credentials_fail_with_exit_3_in_one_line(s3_env, tmp_path, monkeypatch,
                                                                              capsys, problem):
@@ -124,7 +153,6 @@ def test_a_missing_bucket_or_refused_credentials_fail_with_exit_3_in_one_line(s3
 # iteration; pause=between_commits stops after its first data commit, before the index commit.
 WRITER = r"""
 import sys
-import pyarrow as pa
 from docclean_assets.store.tables import Store, StoreConflict
 root, name, count, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 s = Store(root)

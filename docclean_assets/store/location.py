@@ -66,9 +66,30 @@ def credentials(settings: StorageSettings, env: Mapping[str, str] = os.environ) 
     key = settings.access_key_id or env.get("AWS_ACCESS_KEY_ID")
     secret = settings.secret_access_key or env.get("AWS_SECRET_ACCESS_KEY")
     allow_http = settings.allow_http if settings.allow_http is not None else bool(endpoint and endpoint.startswith("http://"))
-    return Credentials(endpoint, settings.region or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"),
-                       settings.profile or env.get("AWS_PROFILE"), key, secret,
-                       None if settings.access_key_id else env.get("AWS_SESSION_TOKEN"), allow_http)
+    region = settings.region or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
+    profile = settings.profile or env.get("AWS_PROFILE")
+    token = None if settings.access_key_id else env.get("AWS_SESSION_TOKEN")
+    if profile and not key:  # delta-rs does not read profiles: botocore resolves them (files, SSO, roles)
+        key, secret, token, region = _from_profile(profile, region)
+    return Credentials(endpoint, region, profile, key, secret, token, allow_http)
+
+
+def _from_profile(profile: str, region: str | None) -> tuple[str | None, str | None, str | None, str | None]:
+    """(key, secret, token, region) of an AWS profile, as botocore resolves it; StorageUnavailable
+    when the profile does not exist or holds no credentials."""
+    import botocore.exceptions
+    import botocore.session
+
+    try:
+        session = botocore.session.Session(profile=profile)
+        found = session.get_credentials()
+        region = region or session.get_config_variable("region")
+    except botocore.exceptions.BotoCoreError as exc:
+        raise StorageUnavailable(f"AWS profile {profile!r}: {_one_line(exc)}") from None
+    if found is None:
+        raise StorageUnavailable(f"AWS profile {profile!r} holds no credentials")
+    frozen = found.get_frozen_credentials()
+    return frozen.access_key, frozen.secret_key, frozen.token, region
 
 
 class Location:

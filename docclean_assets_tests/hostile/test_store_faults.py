@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow as pa
 
 from docclean_assets.store.tables import LOCK_DIR, Store
 from docclean_assets_tests.stages import pair_tags
