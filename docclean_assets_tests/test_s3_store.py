@@ -67,9 +67,17 @@ def test_the_pipeline_on_s3_writes_the_same_tables_as_on_a_local_disk(s3_env, tm
     assert {t: remote._open(t, "reports").version() for t in TABLES} == versions
 
 
-def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from_there(s3_env, tmp_path,
-                                                                                       monkeypatch):
+def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from_there(s3, tmp_path, monkeypatch):
+    from multiprocessing import forkserver
+
+    import docclean_assets.extract.isolate  # noqa: F401 - sets the fork server's preload
     from docclean_assets_tests.httpserve import loopback_server, send
+
+    # the workers' fork server starts before the credentials are set, as when a long-lived process
+    # (dagster dev, a test session) ran a local source first: workers must not need their environment
+    forkserver.ensure_running()
+    for key, value in s3.env().items():
+        monkeypatch.setenv(key, value)
 
     pages = {"/a.html": "<html><head><title>Tides</title></head><body><article><h1>Tides</h1><p>The tide "
                         "tables for spring are out, with the neap tides marked in blue.</p></article></body></html>"}
@@ -83,7 +91,7 @@ def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
-    bucket = s3_env.new_bucket()
+    bucket = s3.new_bucket()
     url = f"s3://{bucket}/out"
     with loopback_server(do_get) as base:
         cfg = tmp_path / "sources.yaml"
@@ -93,7 +101,7 @@ def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from
     raw = {r["path"]: r for r in store.read("raw_files", "news").to_pylist()}
     blob = raw[f"{base}a.html"]["blob"]
     assert blob == f"{url}/_blobs/news/{raw[f'{base}a.html']['doc_id']}"  # on object storage, content-addressed
-    assert s3_env.client().cat_file(blob) == pages["/a.html"].encode()
+    assert s3.client().cat_file(blob) == pages["/a.html"].encode()
     assert raw[f"{base}missing.html"]["blob"] is None and "404" in raw[f"{base}missing.html"]["error"]
     con = store.connect()
     body = " ".join(t for (t,) in con.execute("SELECT text FROM normalized_blocks WHERE drop_reason IS NULL").fetchall())
@@ -153,6 +161,7 @@ def test_a_missing_bucket_or_refused_credentials_fail_with_exit_3_in_one_line(s3
 # iteration; pause=between_commits stops after its first data commit, before the index commit.
 WRITER = r"""
 import sys
+import pyarrow as pa
 from docclean_assets.store.tables import Store, StoreConflict
 root, name, count, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 s = Store(root)
@@ -184,7 +193,7 @@ def _writer(url: str, name: str, count: int, pause: str = "none") -> subprocess.
 def test_a_writer_killed_between_its_two_commits_leaves_the_last_commit_readable(s3_env):
     url = f"s3://{s3_env.new_bucket()}/kill"
     first = _writer(url, "first", 1)
-    assert first.wait(60) == 0
+    assert first.wait(60) == 0, first.stderr.read()
     victim = _writer(url, "victim", 1, pause="between_commits")
     assert victim.stdout.readline().strip() == "READY"  # its data commit landed, its index commit did not
     victim.kill()
@@ -203,7 +212,7 @@ def test_two_writers_without_a_lock_both_land_or_one_fails_cleanly(s3_env):
     store = Store(url)
     for _round in range(3):
         writers = [_writer(url, name, 6) for name in ("a", "b")]
-        outs = [(w.wait(120), w.stdout.read()) for w in writers]
+        outs = [(w.wait(120), w.stdout.read() + w.stderr.read()) for w in writers]
         for code, out in outs:
             assert code in (0, 4), out  # finished, or stopped by a conflict: never anything else
             assert code == 0 or "CONFLICT " in out

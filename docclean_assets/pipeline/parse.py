@@ -24,8 +24,8 @@ from docclean_assets.extract.schema import CONTENT_SCHEMA, DocPayload
 from docclean_assets.extract.settings import Settings
 from docclean_assets.progress import BatchCommitted, NullProgress, Progress
 from docclean_assets.sources import Source, text_to_name
-from docclean_assets.store.location import BLOB_EXTRACTOR, is_url
-from docclean_assets.store.settings import StorageSettings, StoreSettings
+from docclean_assets.store.location import BLOB_EXTRACTOR, Location, is_url
+from docclean_assets.store.settings import StoreSettings
 from docclean_assets.store.tables import Store
 from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, content_to_blocks_table, report_to_row
 
@@ -238,7 +238,7 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     parse_rows = _plan_rows(plan, "copy_from IS NULL", "path")
     waiting: dict[str, list[dict]] = {}
     jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting,
-                store.location.storage)
+                store.location)
     for job, outcome in run_jobs(jobs, settings.limits, extractor):
         for row in waiting.pop(job.key):
             if outcome.error is not None:
@@ -257,10 +257,10 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
 
 
 def _jobs(source: Source, settings: Settings, rows: Iterator[dict], waiting: dict[str, list[dict]],
-          storage: StorageSettings) -> Iterator[Job]:
+          location: Location) -> Iterator[Job]:
     """A Job per row, unless the same bytes are already being parsed: then the row waits for that
     job's outcome (`waiting[doc_id]` holds the rows of each job until its outcome is taken). A blob on
-    object storage carries the storage settings: the worker reads it itself."""
+    object storage carries the run's resolved access: the worker reads it itself."""
     for row in rows:
         doc_id = row["doc_id"]
         if doc_id in waiting:
@@ -268,7 +268,7 @@ def _jobs(source: Source, settings: Settings, rows: Iterator[dict], waiting: dic
             continue
         waiting[doc_id] = [row]
         blob = row["blob"] if is_url(row["blob"]) else text_to_name(row["blob"])
-        remote = {"storage": storage} if is_url(blob) else {}
+        remote = {"access": location.access()} if is_url(blob) else {}
         yield Job(doc_id, blob, row["format"], {**_options(source, settings, row), "sha256": doc_id, **remote},
                   _timeout(source, settings, row), rows=True)
 

@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -92,6 +92,9 @@ def _from_profile(profile: str, region: str | None) -> tuple[str | None, str | N
     return frozen.access_key, frozen.secret_key, frozen.token, region
 
 
+Access = tuple[Credentials, StorageSettings]  # what a worker needs to read an object, resolved by the run
+
+
 class Location:
     """A root folder, local or on object storage, and the clients that reach it."""
 
@@ -151,6 +154,10 @@ class Location:
     def arrow_path(self, uri: str) -> str:
         """A file's path as the arrow filesystem names it (no scheme)."""
         return uri if self.is_local else uri.split("://", 1)[1]
+
+    def access(self) -> Access:
+        """The resolved credentials and settings, for worker processes (held in memory, sent over a pipe)."""
+        return self.creds, self.storage
 
     def delta_options(self) -> dict[str, str] | None:
         """`storage_options` for delta-rs (None locally)."""
@@ -260,15 +267,21 @@ def _one_line(exc: BaseException) -> str:
     return text[:300]
 
 
-def extract_object(blob: str, fmt: str, *, storage: StorageSettings, sha256: str | None = None, **options: Any) -> Any:
-    """The worker's extractor for bytes on object storage: read the object, check it is still the
-    one raw_files hashed, extract it (a local blob goes through `isolate.extract_file`)."""
+@lru_cache(maxsize=4)
+def _worker_fs(access: Access) -> Any:
+    """One client per worker process and access (a new one per document would cost a session each)."""
+    return s3_filesystem(*access)
+
+
+def extract_object(blob: str, fmt: str, *, access: Access, sha256: str | None = None, **options: Any) -> Any:
+    """The worker's extractor for bytes on object storage: read the object with the credentials the
+    run resolved (never the worker's environment: the fork server may predate it), check it is still
+    the one raw_files hashed, extract it (a local blob goes through `isolate.extract_file`)."""
     from docclean_assets.extract.api import extract_document
     from docclean_assets.extract.errors import ExtractionError
     from docclean_assets.extract.model import Extraction
 
-    loc = Location(blob.rsplit("/", 1)[0], storage)
-    data = loc.fs.cat_file(blob)
+    data = _worker_fs(access).cat_file(blob)
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
         raise ExtractionError("object changed while being ingested (its bytes no longer match the sha256 that "
                               "raw_files recorded); run again to ingest the new version")
@@ -279,11 +292,13 @@ def extract_object(blob: str, fmt: str, *, storage: StorageSettings, sha256: str
 BLOB_EXTRACTOR = "docclean_assets.store.location:extract_blob"
 
 
-def extract_blob(blob: str, fmt: str, *, storage: StorageSettings | None = None, **options: Any) -> Any:
-    """The worker's default extractor: an object-store URL through `extract_object`, a local file
-    through `isolate.extract_file`."""
+def extract_blob(blob: str, fmt: str, *, access: Access | None = None, **options: Any) -> Any:
+    """The worker's default extractor: an object-store URL through `extract_object` (with the `access`
+    the run resolved), a local file through `isolate.extract_file`."""
     if is_url(blob):
-        return extract_object(blob, fmt, storage=storage or StorageSettings(), **options)
+        if access is None:
+            raise ValueError(f"{blob}: an object-store blob needs the run's storage access")
+        return extract_object(blob, fmt, access=access, **options)
     from docclean_assets.extract.isolate import extract_file
 
     return extract_file(blob, fmt, **options)
