@@ -48,6 +48,7 @@ class SeaweedS3:
 
     def __init__(self, workdir: Path):
         self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
         self.s3_port, master, volume, filer = _free_ports(4)
         self.endpoint = f"http://127.0.0.1:{self.s3_port}"
         config = workdir / "s3.json"

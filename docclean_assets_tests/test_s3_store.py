@@ -243,3 +243,28 @@ def test_runs_killed_on_s3_resume_with_only_uncommitted_documents_and_end_identi
     counts = resume._parsed_counts(resume._run(tmp_path, cfg, url))
     assert counts["parsed"] == resume.TOTAL - committed and counts["reused"] == committed
     assert resume._tables(url) == resume._tables(local)
+
+
+def test_two_docclean_runs_racing_on_one_s3_source_end_in_whole_commits(s3_env, tmp_path):
+    from docclean_assets_tests import test_resume as resume
+
+    resume._folder(tmp_path / "docs", resume._pages(24))
+    cfg = resume._config(tmp_path, "sources")
+    url = f"s3://{s3_env.new_bucket()}/race"
+    runs = [subprocess.Popen([resume.DOCCLEAN, "run", "--sources", str(cfg), "--data-dir", url, "--quiet"],
+                             env=resume._env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(2)]
+    outs = [(r.wait(300), r.stdout.read()) for r in runs]
+    for code, out in outs:  # each run finished, or stopped on the other's commit and said so
+        assert code == 0 or (code == 3 and "another writer" in out), out[-3000:]
+    store = Store(url)
+    assert store._open("parsed_blocks", "web") is not None
+    con = store.connect()  # whatever is visible is whole: every committed document has its blocks
+    orphans = con.execute("SELECT count(*) FROM parsed_documents d WHERE d.status = 'ok' AND NOT EXISTS "
+                          "(SELECT 1 FROM parsed_blocks b WHERE b.path = d.path)").fetchall()[0][0]
+    con.close()
+    assert orphans == 0
+    resume._run(tmp_path, cfg, url)  # a run alone afterwards completes what a stopped one left
+    local = tmp_path / "local"
+    resume._run(tmp_path, cfg, local)
+    assert resume._tables(url) == resume._tables(local)

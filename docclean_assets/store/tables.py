@@ -53,9 +53,21 @@ _PIN_APP = "docclean:"  # app_id prefix of the pin transaction
 _INPUTS_APP = "docclean-inputs"  # app_id of the number an overwrite records about its inputs
 _ZSTD = WriterProperties(compression="ZSTD")  # text compresses ~1.5x better than with the default snappy
 
-# Per-process bookkeeping so the lock is re-entrant within a thread and exclusive across threads
-# (flock itself conflicts between two descriptors of one process, which would self-deadlock).
-_HELD: dict[Path, list] = {}  # lock path -> [threading.RLock, fd | None, depth]
+
+
+class _Held:
+    """Per-process state of one source's write lock: re-entrant within a thread, exclusive across
+    threads (flock itself conflicts between two descriptors of one process, which would
+    self-deadlock), and the index versions its writer expects."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.fd: int | None = None
+        self.depth = 0
+        self.bases: dict[str, int | None] | None = None  # pair table -> index version at entry or last commit
+
+
+_HELD: dict[str, _Held] = {}  # lock location -> its state
 _HELD_GUARD = threading.Lock()
 
 
@@ -251,6 +263,11 @@ class Store:
         version-exact (StoreConflict when another writer got in between). `replaced` are paths that may
         already have rows (their old rows go); new paths only append."""
         index_dt = self._open(PAIRS[table], source)
+        bases = self._bases(source)
+        if bases is not None and (None if index_dt is None else index_dt.version()) != bases[table]:
+            raise StoreConflict(f"another writer committed to {self.uri(PAIRS[table], source)} since this run "
+                                f"began (version {index_dt.version() if index_dt else None}, expected {bases[table]}); "
+                                "what it planned may be stale, so it stops; run again to resume")
         pinned = None if index_dt is None else index_dt.transaction_version(_PIN_APP + table)
         data_dt = self._open(table, source)
         if data_dt is None:  # a pin needs a data table version, even with no rows
@@ -266,6 +283,8 @@ class Store:
         index_paths = sorted(set(replaced) | set(index.column("path").to_pylist())) if replaced else []
         self._replace(index_dt or self.uri(PAIRS[table], source), index_paths, index,
                       Transaction(_PIN_APP + table, version), exact=True)
+        if bases is not None:  # this writer's own commit is the base of its next one
+            bases[table] = self._index_version(table, source)
 
     def recover(self, table: str, source: str) -> bool:
         """Roll a pair's data table back to its pinned version if a killed writer left it ahead (both
@@ -300,38 +319,55 @@ class Store:
     # -- locking -----------------------------------------------------------------------------
     @contextmanager
     def locked(self, source: str) -> Iterator[None]:
-        """Hold the source's write lock and, on first entry, roll back what a killed writer left. On a
-        local disk the lock is an exclusive `flock` (a second process waits); object storage has no
-        lock, and concurrent writers are kept apart by the version-exact commits instead."""
-        if not self.location.is_local:
-            for table in PAIRS:
-                self.recover(table, source)
-            yield
-            return
-        path = Path(self.location.local) / LOCK_DIR / f"{source}.lock"
+        """Hold the source's write lock: on first entry, roll back what a killed writer left and note
+        each pair's index version; a pair commit inside then fails (StoreConflict) if another writer
+        committed since. On a local disk the lock is also an exclusive `flock`, so a second process
+        waits; object storage has no lock, and its writers are kept apart by that check alone."""
+        key = self.location.join(LOCK_DIR, f"{source}.lock")
         with _HELD_GUARD:
-            entry = _HELD.setdefault(path, [threading.RLock(), None, 0])
-        with entry[0]:
-            if entry[2] == 0:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            entry = _HELD.setdefault(key, _Held())
+        with entry.lock:
+            if entry.depth == 0:
+                fd = self._flock(Path(key)) if self.location.is_local else None
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-                    entry[1] = fd
                     for table in PAIRS:
                         self.recover(table, source)
+                    entry.bases = {table: self._index_version(table, source) for table in PAIRS}
                 except BaseException:
-                    entry[1] = None
-                    os.close(fd)  # closing releases the flock
+                    if fd is not None:
+                        os.close(fd)  # closing releases the flock
                     raise
-            entry[2] += 1
+                entry.fd = fd
+            entry.depth += 1
             try:
                 yield
             finally:
-                entry[2] -= 1
-                if entry[2] == 0:
-                    fd, entry[1] = entry[1], None
-                    os.close(fd)
+                entry.depth -= 1
+                if entry.depth == 0:
+                    fd, entry.fd, entry.bases = entry.fd, None, None
+                    if fd is not None:
+                        os.close(fd)
+
+    @staticmethod
+    def _flock(path: Path) -> int:
+        """An open descriptor holding an exclusive flock on path (blocks until it is free)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _index_version(self, table: str, source: str) -> int | None:
+        index = self._open(PAIRS[table], source)
+        return None if index is None else index.version()
+
+    def _bases(self, source: str) -> dict[str, int | None] | None:
+        """The index versions this process's writer of the source holds (None: not inside `locked`)."""
+        entry = _HELD.get(self.location.join(LOCK_DIR, f"{source}.lock"))
+        return entry.bases if entry is not None and entry.depth else None
 
     # -- DuckDB ------------------------------------------------------------------------------
     def _duckdb(self, database: str = ":memory:") -> duckdb.DuckDBPyConnection:
