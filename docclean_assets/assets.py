@@ -9,7 +9,8 @@ import pyarrow as pa
 from docclean_assets.pipeline import derive, raw
 from docclean_assets.pipeline import parse as parse_stage
 from docclean_assets.progress import LineProgress, Progress, Tee
-from docclean_assets.store.location import BLOB_EXTRACTOR
+from docclean_assets.sources import SourceConfigError
+from docclean_assets.store.location import BLOB_EXTRACTOR, StorageUnavailable
 from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.resources import Docclean
 
@@ -64,14 +65,22 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     def raw_files(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src, store = docclean.source(context.partition_key), docclean.store
         with store.locked(src.name):
-            previous = store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls else None
-            table = raw.raw_files_table(src, store.location, docclean.config.settings, previous,
-                                        docclean.config.fetch)
+            previous = store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls or src.prefix else None
+            objects: dict[str, int] = {}  # a folder on object storage: objects downloaded, and reused unread
+            try:
+                table = raw.raw_files_table(src, store.location, docclean.config.settings, previous,
+                                            docclean.config.fetch, objects)
+            except (StorageUnavailable, SourceConfigError) as exc:  # its bucket or prefix: one clear line
+                raise dg.Failure(description=str(exc)) from None
             store.overwrite_if_changed("raw_files", src.name, table)
+        if objects:
+            context.log.info(f"{src.name}: {objects['downloaded']} objects downloaded, {objects['reused']} "
+                             "unchanged (same ETag and size) reused without reading them")
         return _result(store.uri("raw_files", src.name), table.num_rows, RAW_FILES_SCHEMA,
                        formats=dg.MetadataValue.json(raw.count_by(table, "format")),
                        format_mismatches=int(sum(table.column("format_mismatch").to_pylist())),
                        not_modified=sum(1 for s in table.column("http_status").to_pylist() if s == 304),
+                       **objects,
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
     # One parse writes two tables as one pair commit per batch, so they are one multi-asset: both

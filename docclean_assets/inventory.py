@@ -3,18 +3,22 @@ from __future__ import annotations
 
 import datetime as dt
 import http.client
+import tempfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
-from docclean_assets.store.location import Location, is_url
-from docclean_assets.sources import FetchSettings, Source, name_to_text, text_to_name, walk_source
+from docclean_assets.store.location import Location, check_bucket, is_url
+from docclean_assets.store.settings import StorageSettings
+from docclean_assets.sources import (
+    FetchSettings, Source, SourceConfigError, discoverable_file, discoverable_folder, name_to_text, text_to_name, walk_source,
+)
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
 CHUNK_BYTES = 64 * 1024  # body read size between deadline checks
@@ -78,12 +82,8 @@ def _file_row(source: str, rel: str, full: Path, limits: LimitSettings) -> dict:
         modified = dt.datetime.fromtimestamp(stat.st_mtime, tz=dt.UTC)
         if stat.st_size > limits.max_bytes:
             return _row(source, path, blob, claimed, modified, size=stat.st_size, fmt=None, content_id=None,
-                        error=f"file too large: {stat.st_size} bytes > limit {limits.max_bytes} "
-                              "(limits.max_bytes); refused unread")
-        fmt = sniff_file(full)
-        error = None
-        if fmt is None and stat.st_size and claimed in ("docx", "pptx") and _head(full) == b"PK\x03\x04":
-            error = f"{claimed}: {_zip_problem(full) or 'ZIP package without word/document.xml or ppt/presentation.xml'}"
+                        error=_too_large(stat.st_size, limits))
+        fmt, error = _sniffed(full, stat.st_size, claimed)
         return _row(source, path, blob, claimed, modified, size=stat.st_size, fmt=fmt,
                     content_id=file_doc_id(full), error=error)
     except OSError as exc:
@@ -94,9 +94,155 @@ def _file_row(source: str, rel: str, full: Path, limits: LimitSettings) -> dict:
                     content_id=None, error=f"unreadable: {type(exc).__name__}: {exc}")
 
 
+def _too_large(size: int, limits: LimitSettings) -> str:
+    return f"file too large: {size} bytes > limit {limits.max_bytes} (limits.max_bytes); refused unread"
+
+
+def _sniffed(full: Path, size: int, claimed: str | None) -> tuple[str | None, str | None]:
+    """(format from the bytes, error): a DOCX/PPTX that starts like a ZIP but cannot be read as one
+    says why."""
+    fmt = sniff_file(full)
+    if fmt is None and size and claimed in ("docx", "pptx") and _head(full) == b"PK\x03\x04":
+        return None, f"{claimed}: {_zip_problem(full) or 'ZIP package without word/document.xml or ppt/presentation.xml'}"
+    return fmt, None
+
+
 def _head(path: Path) -> bytes:
     with open(path, "rb") as fh:
         return fh.read(4)
+
+
+class Listed(NamedTuple):
+    """One object below a folder source's prefix, as the listing gives it."""
+
+    rel: str  # the key below the prefix, '/'-separated like a local relative path
+    key: str
+    etag: str
+    size: int
+    modified: dt.datetime
+
+
+class ObjectInventory(NamedTuple):
+    """The rows of a folder source on object storage, and what building them cost."""
+
+    rows: list[dict]
+    downloaded: int  # objects read (new or changed: another ETag or size than the last inventory's)
+    reused: int  # unchanged objects whose last row was taken as it was, without reading them
+
+
+def list_objects(source: Source, storage: StorageSettings) -> tuple[Location, list[Listed]]:
+    """Every object below the source's prefix that discovery takes (recursive; the extension and
+    hidden-name rules of a local folder; folder markers skipped), sorted by key. StorageUnavailable
+    when the bucket cannot be reached, does not exist or refuses the credentials."""
+    assert source.prefix is not None
+    loc = Location(source.prefix, storage)
+    check_bucket(loc.fs, loc.bucket, loc.creds, f"source {source.name!r} ({loc.url})")
+    prefix = loc.url.split("://", 1)[1].partition("/")[2]
+    prefix = f"{prefix}/" if prefix else ""  # `docs/`: never the neighbouring `docs-old/`
+    found: list[Listed] = []
+    token: dict[str, str] = {}
+    keys = 0
+    while True:  # ListObjectsV2 pages of up to 1000 keys; every listing is fresh (no cache)
+        page = loc.fs.call_s3("list_objects_v2", Bucket=loc.bucket, Prefix=prefix, **token)
+        for obj in page.get("Contents", []):
+            key = obj["Key"]
+            keys += 1
+            rel = key[len(prefix):]
+            *folders, name = rel.split("/")
+            if key.endswith("/") or not discoverable_file(name) or not all(map(discoverable_folder, folders)):
+                continue
+            found.append(Listed(rel, key, obj.get("ETag", ""), int(obj["Size"]), obj["LastModified"].astimezone(dt.UTC)))
+        if not page.get("IsTruncated"):
+            break
+        token = {"ContinuationToken": page["NextContinuationToken"]}
+    if not keys:  # like a local folder that does not exist; never an empty inventory that drops every row
+        raise SourceConfigError(f"source {source.name!r}: key 'path': no object below {loc.url}/ (check the "
+                                "prefix; an empty folder needs at least its folder marker)")
+    return loc, sorted(found)
+
+
+def object_rows(source: Source, storage: StorageSettings, limits: LimitSettings,
+                previous: dict[str, dict] | None = None) -> ObjectInventory:
+    """Rows for every object below a folder source's prefix. An object whose key, ETag and size are
+    those of the last inventory's row is not read again: that row stands. Any other object is
+    streamed to a temporary file (never held in memory; refused unread above `limits.max_bytes` from
+    its listed size) and hashed and sniffed exactly as a local file is; its blob is its own URL, so
+    the parse reads it from the bucket. An object that cannot be read costs its own row."""
+    loc, listed = list_objects(source, storage)
+    previous = previous or {}
+    rows, downloaded, reused = [], 0, 0
+    for obj in listed:
+        path, blob = name_to_text(obj.rel), f"s3://{loc.bucket}/{obj.key}"
+        last = previous.get(path)
+        if obj.size > limits.max_bytes:
+            row = _row(source.name, path, blob, format_from_extension(obj.rel), obj.modified, size=obj.size,
+                       fmt=None, content_id=None, error=_too_large(obj.size, limits))
+        elif last and last.get("etag") == obj.etag and last.get("bytes") == obj.size and last.get("blob") == blob \
+                and not (last.get("error") or "").startswith(("unreadable", "file too large")):
+            row = {**last, "modified": obj.modified}
+            reused += 1
+        else:
+            row = _object_row(source.name, path, blob, obj, loc, limits)
+            downloaded += 1
+        rows.append({**row, "etag": obj.etag, "last_modified": None})
+    return ObjectInventory(rows, downloaded, reused)
+
+
+def _object_row(source: str, path: str, blob: str, obj: Listed, loc: Location, limits: LimitSettings) -> dict:
+    """The raw_files row of one object: its bytes streamed to a temporary file, then hashed and
+    sniffed as a local file's are."""
+    claimed = format_from_extension(obj.rel)
+    try:
+        with tempfile.NamedTemporaryFile(prefix="docclean-object-") as tmp:
+            size = _download(loc, obj, tmp, limits.max_bytes)
+            if size > limits.max_bytes:  # it grew after the listing: refused, the rest left unread
+                return _row(source, path, blob, claimed, obj.modified, size=size, fmt=None, content_id=None,
+                            error=_too_large(size, limits))
+            full = Path(tmp.name)
+            fmt, error = _sniffed(full, size, claimed)
+            return _row(source, path, blob, claimed, obj.modified, size=size, fmt=fmt,
+                        content_id=file_doc_id(full), error=error)
+    except Exception as exc:  # noqa: BLE001 - an object that cannot be read costs its own row only
+        if _error_code(exc) == "PreconditionFailed":
+            why = "the object was replaced after it was listed (its ETag changed); run again to ingest it"
+        else:
+            why = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        return _row(source, path, blob, claimed, obj.modified, size=None, fmt=None, content_id=None,
+                    error=f"unreadable: {why}")
+
+
+def _error_code(exc: BaseException) -> str | None:
+    """The S3 error code behind an exception s3fs translated (an OSError caused by botocore's)."""
+    for _ in range(5):  # the chain is short: OSError <- ClientError
+        response = getattr(exc, "response", None)
+        if isinstance(response, dict) and (code := response.get("Error", {}).get("Code")):
+            return code
+        if (exc := exc.__cause__ or exc.__context__) is None:  # type: ignore[assignment]
+            break
+    return None
+
+
+def _download(loc: Location, obj: Listed, out: Any, max_bytes: int) -> int:
+    """Stream one object into `out` (one GET, conditional on the listed ETag: an object replaced
+    since the listing fails instead of mixing versions); the bytes read, stopping past max_bytes."""
+    from fsspec.asyn import sync
+
+    async def fetch() -> int:
+        resp = await loc.fs._call_s3("get_object", Bucket=loc.bucket, Key=obj.key,
+                                     **({"IfMatch": obj.etag} if obj.etag else {}))
+        body, size = resp["Body"], 0
+        try:
+            while size <= max_bytes and (chunk := await body.read(CHUNK_BYTES)):
+                out.write(chunk)
+                size += len(chunk)
+        finally:
+            body.close()
+        out.flush()
+        return size
+
+    if obj.size == 0:
+        return 0
+    return sync(loc.fs.loop, fetch)
 
 
 class Fetched(NamedTuple):

@@ -5,8 +5,10 @@ import json
 
 import dagster as dg
 
+from docclean_assets.inventory import list_objects
 from docclean_assets.resources import Docclean
-from docclean_assets.sources import SourcesConfig, walk_source
+from docclean_assets.sources import SourceConfigError, SourcesConfig, walk_source
+from docclean_assets.store.location import StoreError
 
 
 def build_schedules(config: SourcesConfig, assets: list[dg.AssetsDefinition]) -> list[dg.ScheduleDefinition]:
@@ -28,7 +30,8 @@ def build_schedules(config: SourcesConfig, assets: list[dg.AssetsDefinition]) ->
 
 
 def folder_fingerprint(config: SourcesConfig, name: str) -> str:
-    """A digest of every file's path, size and mtime below a folder source."""
+    """A digest of every file's path, size and mtime below a folder source (of every object's key,
+    size and ETag below a prefix on object storage: one listing, nothing downloaded)."""
     source = config.sources[name]
     digest = hashlib.sha256()
     if source.path is not None:
@@ -41,6 +44,9 @@ def folder_fingerprint(config: SourcesConfig, name: str) -> str:
                 digest.update(f"{rel}\0{exc.errno}\n".encode("utf-8", "surrogateescape"))
         for rel, why in walk.refused:
             digest.update(f"{rel}\0{why}\n".encode("utf-8", "surrogateescape"))
+    elif source.prefix is not None:
+        for obj in list_objects(source, config.storage)[1]:
+            digest.update(f"{obj.rel}\0{obj.size}\0{obj.etag}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -48,14 +54,21 @@ def build_sensor(config: SourcesConfig, assets: list[dg.AssetsDefinition]) -> dg
     """Requests a run for every folder source whose files were added, changed or removed."""
 
     @dg.sensor(name="changed_files", target=assets, minimum_interval_seconds=60,
-               description="Re-ingest a folder source when its files change (path, size or mtime).")
+               description="Re-ingest a folder source when its files change (path, size or mtime; on object "
+                           "storage key, size or ETag).")
     def changed_files(context: dg.SensorEvaluationContext, docclean: Docclean):
         seen = json.loads(context.cursor) if context.cursor else {}
         now = {}
         for name, source in docclean.config.sources.items():
-            if source.path is None:
+            if source.path is None and source.prefix is None:
                 continue
-            now[name] = folder_fingerprint(docclean.config, name)
+            try:
+                now[name] = folder_fingerprint(docclean.config, name)
+            except (StoreError, SourceConfigError) as exc:  # storage down or prefix empty: ask again next tick
+                context.log.warning(f"changed_files: {name}: {exc}")
+                if name in seen:
+                    now[name] = seen[name]
+                continue
             if seen.get(name) != now[name]:
                 yield dg.RunRequest(partition_key=name, run_key=f"{name}-{now[name][:16]}", tags={"docclean/source": name})
         context.update_cursor(json.dumps(now, sort_keys=True))

@@ -12,6 +12,7 @@ from croniter import croniter
 
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.settings import Settings, section_from_dict
+from docclean_assets.store.location import Location, StoreError, is_url
 from docclean_assets.store.settings import StorageSettings, StoreSettings
 from docclean_assets.extract.sniff import EXTENSIONS
 from docclean_assets.extract.validation import check_section
@@ -43,10 +44,11 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 @dataclass(frozen=True)
 class Source:
-    """One known source: a folder of documents or a list of URLs, with its rules."""
+    """One known source: a folder of documents (local, or a prefix on object storage) or a list of
+    URLs, with its rules."""
 
     name: str
-    path: Path | None = None
+    path: Path | None = None  # a local folder
     urls: tuple[str, ...] = ()
     html: HtmlRules | None = None
     schedule: str | None = None
@@ -56,6 +58,9 @@ class Source:
     render: bool = False  # URL sources: take each page's DOM from headless Chromium after its scripts ran
     ocr: str = "auto"  # PDF/DOCX/PPTX: OCR scanned pages and pictures (auto), never (off), every page (force)
     ocr_scanned_body: bool = True  # a scanned page's OCR text is body paragraphs (else image_text)
+    # A folder on object storage instead (`path: s3://bucket/docs/` in sources.yaml), normalised to
+    # `s3://bucket/docs`; `path` is then None. Checked for form only at load: no network.
+    prefix: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +131,11 @@ def _source(name: str, raw: Any, base: Path) -> Source:
         raise _err(name, unknown[0], f"unknown key (allowed: {', '.join(sorted(SOURCE_KEYS))})")
     if ("path" in raw) == ("urls" in raw):
         raise _err(name, "path", "give exactly one of 'path' or 'urls'")
-    path = None
+    path = prefix = None
     urls: tuple[str, ...] = ()
-    if "path" in raw:
+    if "path" in raw and is_url(str(raw["path"])):
+        prefix = _object_prefix(name, str(raw["path"]))
+    elif "path" in raw:
         path = (base / str(raw["path"])).resolve()
         if not path.is_dir():
             raise _err(name, "path", f"directory {path} does not exist")
@@ -165,7 +172,18 @@ def _source(name: str, raw: Any, base: Path) -> Source:
         raise _err(name, "ocr", f"must be one of {', '.join(OCR_MODES)}")
     if not isinstance(scanned_body, bool):
         raise _err(name, "ocr_scanned_body", "must be true or false")
-    return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body)
+    return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body, prefix)
+
+
+def _object_prefix(name: str, url: str) -> str:
+    """A folder source's `s3://bucket/prefix`, normalised; a config error for another scheme, a URL
+    with credentials or a query, or no bucket (the data dir's own checks). No request is made."""
+    if url.lower().startswith("file://"):
+        raise _err(name, "path", f"{url!r}: give a local folder as a path, not a file:// URL")
+    try:
+        return Location(url).url
+    except StoreError as exc:
+        raise _err(name, "path", str(exc).removesuffix("; nothing was written")) from None
 
 
 def load_sources(file: str | Path) -> SourcesConfig:
@@ -217,9 +235,9 @@ def walk_source(root: Path) -> Walk:
                         "were not listed (check its permissions)"))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if discoverable_folder(d))
         for fname in sorted(filenames):
-            if fname.startswith((".", "~$")) or Path(fname).suffix.lower() not in EXTENSIONS:
+            if not discoverable_file(fname):
                 continue
             full = Path(dirpath) / fname
             rel = full.relative_to(root).as_posix()
@@ -229,6 +247,17 @@ def walk_source(root: Path) -> Walk:
             else:
                 refused.append((rel, why))
     return Walk(sorted(files), sorted(refused))
+
+
+def discoverable_folder(name: str) -> bool:
+    """Whether discovery looks inside a folder of this name (hidden folders are skipped)."""
+    return not name.startswith(".")
+
+
+def discoverable_file(name: str) -> bool:
+    """Whether discovery takes a file of this name: a supported extension, not hidden, not an Office
+    lock file (`~$report.docx`)."""
+    return not name.startswith((".", "~$")) and Path(name).suffix.lower() in EXTENSIONS
 
 
 def _refusal(full: Path, root: Path) -> str | None:

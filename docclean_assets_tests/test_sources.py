@@ -47,12 +47,28 @@ settings:
     ("  alpha:\n    urls: ['ftp://x']\n", "source 'alpha': key 'urls'"),
     ("  Alpha Beta:\n    path: docs\n", "source 'Alpha Beta': key 'name'"),
     ("  alpha:\n    path: docs\n    urls: ['https://x.org']\n", "exactly one of 'path' or 'urls'"),
+    ("  alpha:\n    path: ftp://host/docs\n", "source 'alpha': key 'path': 'ftp://host/docs': ftp:// is not supported"),
+    ("  alpha:\n    path: s3:///docs\n", "source 'alpha': key 'path': 's3:///docs': no bucket named"),
+    ("  alpha:\n    path: s3://key:secret@bucket/docs\n", "source 'alpha': key 'path': s3://...: credentials in the URL"),
+    ("  alpha:\n    path: s3://bucket/docs?x=1\n", "source 'alpha': key 'path': 's3://bucket/docs?x=1': a query"),
+    ("  alpha:\n    path: s3://bucket/d*cs/\n", "source 'alpha': key 'path': 's3://bucket/d*cs': the prefix may not"),
+    ("  alpha:\n    path: file:///srv/docs\n", "source 'alpha': key 'path': 'file:///srv/docs': give a local folder"),
 ])
 def test_errors_name_source_and_key(tmp_path, body, needle):
     f = _write(tmp_path, "sources:\n" + body)
     with pytest.raises(SourceConfigError) as err:
         load_sources(f)
     assert needle in str(err.value)
+
+
+def test_a_path_on_object_storage_is_a_normalised_prefix_checked_without_network(tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # nothing listens: load must not connect
+    f = _write(tmp_path, "sources:\n  cloud: {path: 's3://bucket/team docs/'}\n  legacy: {path: 's3a://bucket'}\n"
+                         "  disk: {path: docs}\n")
+    cfg = load_sources(f)
+    assert (cfg.sources["cloud"].prefix, cfg.sources["cloud"].path) == ("s3://bucket/team docs", None)
+    assert cfg.sources["legacy"].prefix == "s3://bucket"  # a whole bucket
+    assert cfg.sources["disk"].prefix is None and cfg.sources["disk"].path == (tmp_path / "docs").resolve()
 
 
 @pytest.mark.parametrize("settings, needle", [

@@ -8,21 +8,29 @@ import pyarrow as pa
 
 from docclean_assets.extract.schema import fit_row
 from docclean_assets.extract.settings import Settings
-from docclean_assets.inventory import folder_rows, url_rows
+from docclean_assets.inventory import folder_rows, object_rows, url_rows
 from docclean_assets.sources import FetchSettings, Source
 from docclean_assets.store.location import Location
 from docclean_assets.tables import RAW_FILES_SCHEMA
 
 
 def raw_files_table(source: Source, data_dir: Location | Path | str, settings: Settings,
-                    previous: pa.Table | None = None, fetch: FetchSettings | None = None) -> pa.Table:
-    """The inventory of one source; `previous` (the last inventory) makes URL fetches conditional.
-    Fetched pages are kept below `data_dir` (a Location; a path is taken as a local one)."""
+                    previous: pa.Table | None = None, fetch: FetchSettings | None = None,
+                    counts: dict[str, int] | None = None) -> pa.Table:
+    """The inventory of one source; `previous` (the last inventory) makes URL fetches conditional and
+    spares unchanged objects of a folder on object storage their download (`counts` gets how many
+    objects were `downloaded` and `reused`). Fetched pages are kept below `data_dir` (a Location,
+    whose storage settings also reach a source's bucket; a path is taken as a local one)."""
     if source.path is not None:
-        rows = folder_rows(source, settings.limits)
+        return rows_to_table(folder_rows(source, settings.limits), RAW_FILES_SCHEMA)
+    last = {r["path"]: r for r in previous.to_pylist()} if previous is not None else {}
+    data = data_dir if isinstance(data_dir, Location) else Location(data_dir)
+    if source.prefix is not None:
+        found = object_rows(source, data.storage, settings.limits, last)
+        rows = found.rows
+        if counts is not None:
+            counts.update(downloaded=found.downloaded, reused=found.reused)
     else:
-        last = {r["path"]: r for r in previous.to_pylist()} if previous is not None else {}
-        data = data_dir if isinstance(data_dir, Location) else Location(data_dir)
         rows = url_rows(source, data, fetch or FetchSettings(), last)
     return rows_to_table(rows, RAW_FILES_SCHEMA)
 
