@@ -97,6 +97,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"config error: unknown source(s) {unknown}; known: {sorted(config.sources)}", file=sys.stderr)
         return EXIT_CONFIG
+    from docclean_assets.store.location import Location, StorageUnavailable
+
+    try:  # a source's bucket is checked like the data dir's: one line before any work, never mid-run
+        for name in names:
+            if (prefix := config.sources[name].prefix) is not None:
+                Location(prefix, config.storage).check(f"source {name!r} ({prefix})")
+    except StorageUnavailable as exc:
+        print(f"storage error: {exc}", file=sys.stderr)
+        return EXIT_INFRA
     try:
         return _run(args, names)
     except Exception as exc:  # noqa: BLE001 - anything outside a document's own failure: one line, exit 3

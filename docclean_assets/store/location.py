@@ -171,12 +171,12 @@ class Location:
         return {k: v for k, v in opts.items() if v is not None}
 
     # -- checks ------------------------------------------------------------------------------
-    def check(self) -> None:
-        """Fail in one line, before any work, when the bucket cannot be reached, does not exist or
-        refuses the credentials (locally: nothing to check)."""
+    def check(self, what: str | None = None) -> None:
+        """Fail in one line (StorageUnavailable, naming `what`), before any work, when the bucket cannot
+        be reached, does not exist or refuses the credentials (locally: nothing to check)."""
         if self.is_local:
             return
-        check_bucket(self.fs, self.bucket, self.creds, f"data dir {self.url}")
+        check_bucket(self.fs, self.bucket, self.creds, what or f"data dir {self.url}")
 
     # -- bytes -------------------------------------------------------------------------------
     def exists(self, uri: str) -> bool:
