@@ -248,7 +248,7 @@ def test_runs_killed_on_s3_resume_with_only_uncommitted_documents_and_end_identi
 def test_two_docclean_runs_racing_on_one_s3_source_end_in_whole_commits(s3_env, tmp_path):
     from docclean_assets_tests import test_resume as resume
 
-    resume._folder(tmp_path / "docs", resume._pages(24))
+    resume._folder(tmp_path / "docs", resume._pages(12))  # 4 batches each: the runs overlap
     cfg = resume._config(tmp_path, "sources")
     url = f"s3://{s3_env.new_bucket()}/race"
     runs = [subprocess.Popen([resume.DOCCLEAN, "run", "--sources", str(cfg), "--data-dir", url, "--quiet"],
