@@ -1,7 +1,9 @@
 """The tables on object storage: a real SeaweedFS server on 127.0.0.1, started by the tests. The whole
 pipeline writes the same tables to s3:// as to a local folder; `docclean sql` and `summary` read them;
-a writer killed between its two commits leaves the last commit readable; two writers without a lock
-both land or one fails cleanly; a missing bucket or refused credentials fail in one line with exit 3."""
+URL sources keep their pages in the bucket; a profile's credentials reach every client; a writer
+killed between its two commits leaves the last commit readable; two writers (or two `docclean run`s)
+without a lock both land or one fails cleanly; killed runs resume; a missing bucket or refused
+credentials fail in one line with exit 3."""
 from __future__ import annotations
 
 import json

@@ -283,8 +283,8 @@ class Store:
         index_paths = sorted(set(replaced) | set(index.column("path").to_pylist())) if replaced else []
         self._replace(index_dt or self.uri(PAIRS[table], source), index_paths, index,
                       Transaction(_PIN_APP + table, version), exact=True)
-        if bases is not None:  # this writer's own commit is the base of its next one
-            bases[table] = self._index_version(table, source)
+        if bases is not None:  # this writer's own commit (never a later one) is the base of its next one
+            bases[table] = index_dt.version() if index_dt is not None else 0  # 0: this commit created it
 
     def recover(self, table: str, source: str) -> bool:
         """Roll a pair's data table back to its pinned version if a killed writer left it ahead (both
