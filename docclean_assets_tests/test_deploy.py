@@ -11,7 +11,7 @@ import pytest
 
 from docclean_assets_tests.pgserver import Postgres, pg_bin
 from docclean_assets_tests.test_services import (
-    ARTICLES, ASSETS, CHECKS, FAILED_RUN, LAUNCH, LOCATION, PROJECT_ROOT, DagsterDev, Deployment, _location, _page,
+    ARTICLES, ASSETS, CHECKS, FAILED_RUN, LAUNCH, LOCATION, PROJECT_ROOT, DagsterDev, Deployment, _page, wait_until_loaded,
 )
 
 pytestmark = [pytest.mark.service,
@@ -60,10 +60,7 @@ def _time(value: float) -> dt.datetime:
 def test_two_partitions_run_at_once_through_the_queue_on_a_postgres_instance(deployed, postgres):
     dev = DagsterDev(deployed)
     try:
-        dev.wait_until_serving(timeout=90)
-        entry = dev.poll("code location to load", lambda: _location(dev),
-                         lambda e: e is not None and e["loadStatus"] == "LOADED", timeout=60)
-        assert entry["locationOrLoadError"]["__typename"] == "RepositoryLocation", entry
+        wait_until_loaded(dev)
         repository = dev.gql("{ repositoriesOrError { ... on RepositoryConnection { nodes { name } } } }"
                              )["repositoriesOrError"]["nodes"][0]["name"]
         run_ids = []

@@ -284,15 +284,19 @@ def _location(dev: DagsterDev) -> dict | None:
     return next((e for e in data["locationEntries"] if e["name"] == LOCATION), None)
 
 
+def wait_until_loaded(dev: DagsterDev) -> dict:
+    """Wait until the webserver serves and the code location has loaded (not LOADING, not a PythonError)."""
+    dev.wait_until_serving(timeout=90)
+    entry = dev.poll("code location to load", lambda: _location(dev),
+                     lambda e: e is not None and e["loadStatus"] == "LOADED", timeout=60)
+    assert entry["locationOrLoadError"]["__typename"] == "RepositoryLocation", entry
+    return entry
+
+
 def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deployment):
     dev = DagsterDev(deployment)
     try:
-        dev.wait_until_serving(timeout=90)
-
-        # The code location loads (not LOADING, not a PythonError).
-        entry = dev.poll("code location to load", lambda: _location(dev),
-                         lambda e: e is not None and e["loadStatus"] == "LOADED", timeout=60)
-        assert entry["locationOrLoadError"]["__typename"] == "RepositoryLocation", entry
+        wait_until_loaded(dev)
 
         # The six assets with their lineage, each partitioned by the one source, and the two checks
         # on quality_report.
