@@ -3,10 +3,13 @@ committed in batches) -> boilerplate_sets -> normalized_blocks -> quality_report
 the store's committed parts and writes through it, holding the source's write lock."""
 
 
+from dataclasses import replace as dc_replace
+
 import dagster as dg
 import pyarrow as pa
 
 from docclean_assets.pipeline import derive, raw
+from docclean_assets.pipeline.engine import EngineSettings
 from docclean_assets.pipeline import parse as parse_stage
 from docclean_assets.progress import LineProgress, Progress, Tee
 from docclean_assets.sources import SourceConfigError
@@ -24,6 +27,19 @@ class ParseConfig(dg.Config):
     extractor: str = BLOB_EXTRACTOR  # 'module:function' run in each worker (tests inject faults here)
     force: bool = False  # parse every document again, even when its bytes are unchanged
     retry_failed: bool = False  # parse failed documents again although their bytes are unchanged
+    engine: str = ""  # local | dask: overrides settings: engine: kind ("" keeps it)
+    address: str = ""  # the Dask scheduler: overrides settings: engine: address ("" keeps it)
+
+
+def _engine(config: ParseConfig, docclean: Docclean) -> EngineSettings:
+    """The configured engine, with the run's overrides (a bad combination fails the step in one line)."""
+    engine = docclean.config.engine
+    if not (config.engine or config.address):
+        return engine
+    try:
+        return dc_replace(engine, kind=config.engine or engine.kind, address=config.address or engine.address)
+    except ValueError as exc:
+        raise dg.Failure(description=str(exc)) from None
 
 
 def _schema_meta(schema: pa.Schema) -> dg.TableSchema:
@@ -102,7 +118,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             table = store.read("raw_files", src.name, RAW_FILES_SCHEMA)
             stats = parse_stage.parse_source(store, src, table, docclean.config.settings, config.extractor,
                                              config.force, config.retry_failed,
-                                             Tee(progress, LineProgress(context.log.info)))
+                                             Tee(progress, LineProgress(context.log.info)), _engine(config, docclean))
             store.vacuum("parsed_blocks", src.name)
         for doc_path, error in stats.errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")

@@ -97,6 +97,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"config error: unknown source(s) {unknown}; known: {sorted(config.sources)}", file=sys.stderr)
         return EXIT_CONFIG
+    if (args.engine or config.engine.kind) == "dask" and not (args.address or config.engine.address):
+        print("config error: --engine dask needs --address (or settings: engine: address:)", file=sys.stderr)
+        return EXIT_CONFIG
     from docclean_assets.store.location import Location, StorageUnavailable
 
     try:  # a source's bucket is checked like the data dir's: one line before any work, never mid-run
@@ -141,7 +144,8 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
     defs = build_defs(args.sources, args.data_dir)
     nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     instance = _instance()
-    run_config = {"ops": {"parsed_blocks": {"config": {"force": args.force, "retry_failed": args.retry_failed}}},
+    parse = {"force": args.force, "retry_failed": args.retry_failed, "engine": args.engine or "", "address": args.address or ""}
+    run_config = {"ops": {"parsed_blocks": {"config": parse}},
                   "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
     failed = False
     with for_stream(sys.stdout) as progress:  # live rows on a terminal, one plain line per batch otherwise
@@ -273,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--force", action="store_true", help="parse unchanged documents again")
     run.add_argument("--retry-failed", action="store_true", help="parse failed documents again although unchanged")
     run.add_argument("--quiet", action="store_true", help="no summary at the end")
+    run.add_argument("--engine", choices=("local", "dask"), help="where documents are parsed (default: settings: "
+                     "engine:, else local fork-server workers)")
+    run.add_argument("--address", help="the Dask scheduler, e.g. tcp://127.0.0.1:8786 (with --engine dask)")
     run.set_defaults(fn=cmd_run)
 
     ext = sub.add_parser("extract", help="blocks of single files, without Dagster")

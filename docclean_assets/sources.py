@@ -13,6 +13,7 @@ from croniter import croniter
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.settings import Settings, section_from_dict
 from docclean_assets.store.location import Location, StoreError, is_url
+from docclean_assets.pipeline.engine import EngineSettings
 from docclean_assets.store.settings import StorageSettings, StoreSettings
 from docclean_assets.extract.sniff import EXTENSIONS
 from docclean_assets.extract.validation import check_section
@@ -22,7 +23,7 @@ SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisi
                "ocr", "ocr_scanned_body"}
 OCR_MODES = ("auto", "off", "force")
 TOP_KEYS = {"sources", "settings"}
-_OWN_SECTIONS = ("fetch", "store", "storage")  # settings sections of the Dagster layer, not the library
+_OWN_SECTIONS = ("fetch", "store", "storage", "engine")  # settings sections of the Dagster layer, not the library
 
 
 class SourceConfigError(ValueError):
@@ -97,6 +98,7 @@ class SourcesConfig:
     fetch: FetchSettings = field(default_factory=FetchSettings)  # how URL sources are fetched
     store: StoreSettings = field(default_factory=StoreSettings)  # how the tables are committed
     storage: StorageSettings = field(default_factory=StorageSettings)  # how object storage is reached
+    engine: EngineSettings = field(default_factory=EngineSettings)  # where documents are parsed
 
 
 def _err(source: str, key: str, why: str) -> SourceConfigError:
@@ -209,9 +211,10 @@ def load_sources(file: str | Path) -> SourcesConfig:
         fetch = section_from_dict("fetch", FetchSettings(), overrides.get("fetch") or {})
         store = section_from_dict("store", StoreSettings(), overrides.get("store") or {})
         storage = section_from_dict("storage", StorageSettings(), overrides.get("storage") or {})
+        engine = section_from_dict("engine", EngineSettings(), overrides.get("engine") or {})
     except (TypeError, ValueError) as exc:
         raise SourceConfigError(f"{file}: settings: {exc}") from exc
-    return SourcesConfig(file, sources, settings, fetch, store, storage)
+    return SourcesConfig(file, sources, settings, fetch, store, storage, engine)
 
 
 class Walk(NamedTuple):

@@ -54,3 +54,9 @@ def unwritable_meta(blob: str, fmt: str, **options):
     if "unwritable" not in os.path.basename(blob):
         return extract_file(blob, fmt, **options)
     return Extraction([Block(kind="paragraph", text="x", meta=(("a", "b", "c"),))], DocReport(format=fmt))
+
+
+def slow_extract(blob: str, fmt: str, **options):
+    """Extract after half a second (the engine tests need a run long enough to kill a worker in)."""
+    time.sleep(0.5)
+    return extract_file(blob, fmt, **options)

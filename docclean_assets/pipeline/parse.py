@@ -19,9 +19,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from docclean_assets.extract.api import PARSER_VERSION
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.extract.isolate import Job
 from docclean_assets.extract.schema import CONTENT_SCHEMA, DocPayload
 from docclean_assets.extract.settings import Settings
+from docclean_assets.pipeline.engine import EngineSettings, parse_jobs
 from docclean_assets.progress import BatchCommitted, NullProgress, Progress
 from docclean_assets.sources import Source, text_to_name
 from docclean_assets.store.location import BLOB_EXTRACTOR, Location, is_url
@@ -218,7 +219,8 @@ class _Run:
 
 
 def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings, extractor: str = BLOB_EXTRACTOR,
-                 force: bool = False, retry_failed: bool = False, progress: Progress | None = None) -> ParseStats:
+                 force: bool = False, retry_failed: bool = False, progress: Progress | None = None,
+                 engine: EngineSettings | None = None) -> ParseStats:
     """Parse what the last commit lacks, committing batches as documents finish; the caller holds the
     source's lock. Each document's rows are made and checked in its worker: one document can cost
     only itself."""
@@ -239,7 +241,7 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     waiting: dict[str, list[dict]] = {}
     jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting,
                 store.location)
-    for job, outcome in run_jobs(jobs, settings.limits, extractor):
+    for job, outcome in parse_jobs(jobs, settings.limits, extractor, engine or EngineSettings()):
         for row in waiting.pop(job.key):
             if outcome.error is not None:
                 run.fail(row, outcome.error, outcome.seconds)
