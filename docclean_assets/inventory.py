@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
-from docclean_assets.store.location import Location, check_bucket, is_url
+from docclean_assets.store.location import Location, is_url, one_line
 from docclean_assets.store.settings import StorageSettings
 from docclean_assets.sources import (
     FetchSettings, Source, SourceConfigError, discoverable_file, discoverable_folder, name_to_text, text_to_name, walk_source,
@@ -136,7 +136,7 @@ def list_objects(source: Source, storage: StorageSettings) -> tuple[Location, li
     when the bucket cannot be reached, does not exist or refuses the credentials."""
     assert source.prefix is not None
     loc = Location(source.prefix, storage)
-    check_bucket(loc.fs, loc.bucket, loc.creds, f"source {source.name!r} ({loc.url})")
+    loc.check(f"source {source.name!r} ({loc.url})")
     prefix = loc.url.split("://", 1)[1].partition("/")[2]
     prefix = f"{prefix}/" if prefix else ""  # `docs/`: never the neighbouring `docs-old/`
     found: list[Listed] = []
@@ -206,7 +206,7 @@ def _object_row(source: str, path: str, blob: str, obj: Listed, loc: Location, l
         if _error_code(exc) == "PreconditionFailed":
             why = "the object was replaced after it was listed (its ETag changed); run again to ingest it"
         else:
-            why = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            why = f"{type(exc).__name__}: {one_line(exc)}"
         return _row(source, path, blob, claimed, obj.modified, size=None, fmt=None, content_id=None,
                     error=f"unreadable: {why}")
 

@@ -1,6 +1,8 @@
 """The pipeline's stages run over a store in a test's folder, without Dagster."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -51,3 +53,40 @@ def pair_tags(store: Store) -> tuple[set, set]:
                  for t in ("parsed_blocks", "parsed_documents"))
     con.close()
     return tags  # type: ignore[return-value]
+
+
+# A writer process for the store fault tests: commits the parsed pair `count` times under the
+# source's lock, `rows` blocks a time, every row of both tables tagged with its name and iteration.
+# pause=between_commits stops after its first data commit, before the index commit (which carries
+# the pin), and waits to be killed. A StoreConflict (another writer got in between) exits 4.
+WRITER = r"""
+import sys
+import pyarrow as pa
+from docclean_assets.store.tables import Store, StoreConflict
+root, name, count, pause, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+s = Store(root)
+real = s._replace
+def paused(target, paths, data, txn, exact):
+    if txn is not None and pause == "between_commits":
+        print("READY", flush=True); sys.stdin.read()
+    return real(target, paths, data, txn, exact)
+s._replace = paused
+for i in range(count):
+    tag = f"{name}-{i}"
+    blocks = pa.table({"path": ["doc"] * rows, "tag": [tag] * rows, "n": list(range(rows))})
+    docs = pa.table({"path": ["doc"], "tag": [tag]})
+    try:
+        with s.locked("web"):
+            s.commit_pair("parsed_blocks", "web", ["doc"], blocks, docs, blocks.schema)
+    except StoreConflict as exc:
+        print("CONFLICT", str(exc).splitlines()[0], flush=True)
+        sys.exit(4)
+    print(f"COMMITTED {tag}", flush=True)
+"""
+
+
+def store_writer(root: str | Path, name: str, count: int, pause: str = "none", rows: int = 500) -> subprocess.Popen:
+    """Start a WRITER process on a store (a folder or an s3:// URL), stdout and stderr piped."""
+    return subprocess.Popen([sys.executable, "-c", WRITER, str(root), name, str(count), pause, str(rows)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[1])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from deltalake import DeltaTable
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.stages import pair_tags
+from docclean_assets_tests.stages import pair_tags, store_writer
 
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "data" / "sources.yaml"
@@ -159,37 +158,8 @@ def test_a_missing_bucket_or_refused_credentials_fail_with_exit_3_in_one_line(s3
     assert not any(tmp_path.iterdir())
 
 
-# A writer process: commits the parsed pair `count` times, every row tagged with its name and
-# iteration; pause=between_commits stops after its first data commit, before the index commit.
-WRITER = r"""
-import sys
-import pyarrow as pa
-from docclean_assets.store.tables import Store, StoreConflict
-root, name, count, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-s = Store(root)
-real = s._replace
-def paused(target, paths, data, txn, exact):
-    if txn is not None and pause == "between_commits":
-        print("READY", flush=True); sys.stdin.read()
-    return real(target, paths, data, txn, exact)
-s._replace = paused
-for i in range(count):
-    tag = f"{name}-{i}"
-    blocks = pa.table({"path": ["doc"] * 50, "tag": [tag] * 50, "n": list(range(50))})
-    docs = pa.table({"path": ["doc"], "tag": [tag]})
-    try:
-        with s.locked("web"):
-            s.commit_pair("parsed_blocks", "web", ["doc"], blocks, docs, blocks.schema)
-    except StoreConflict as exc:
-        print("CONFLICT", str(exc).splitlines()[0], flush=True)
-        sys.exit(4)
-    print(f"COMMITTED {tag}", flush=True)
-"""
-
-
 def _writer(url: str, name: str, count: int, pause: str = "none") -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WRITER, url, name, str(count), pause], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROJECT)
+    return store_writer(url, name, count, pause, rows=50)
 
 
 def test_a_writer_killed_between_its_two_commits_leaves_the_last_commit_readable(s3_env):

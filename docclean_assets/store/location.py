@@ -85,7 +85,7 @@ def _from_profile(profile: str, region: str | None) -> tuple[str | None, str | N
         found = session.get_credentials()
         region = region or session.get_config_variable("region")
     except botocore.exceptions.BotoCoreError as exc:
-        raise StorageUnavailable(f"AWS profile {profile!r}: {_one_line(exc)}") from None
+        raise StorageUnavailable(f"AWS profile {profile!r}: {one_line(exc)}") from None
     if found is None:
         raise StorageUnavailable(f"AWS profile {profile!r} holds no credentials")
     frozen = found.get_frozen_credentials()
@@ -176,7 +176,7 @@ class Location:
         be reached, does not exist or refuses the credentials (locally: nothing to check)."""
         if self.is_local:
             return
-        check_bucket(self.fs, self.bucket, self.creds, what or f"data dir {self.url}")
+        _check_bucket(self.fs, self.bucket, self.creds, what or f"data dir {self.url}")
 
     # -- bytes -------------------------------------------------------------------------------
     def exists(self, uri: str) -> bool:
@@ -241,7 +241,7 @@ def s3_filesystem(creds: Credentials, storage: StorageSettings) -> Any:
     return fs
 
 
-def check_bucket(fs: Any, bucket: str, creds: Credentials, what: str) -> None:
+def _check_bucket(fs: Any, bucket: str, creds: Credentials, what: str) -> None:
     """HEAD the bucket: StorageUnavailable (one line, no secret) unless it exists and answers."""
     where = creds.endpoint_url or "AWS S3"
     try:
@@ -252,7 +252,7 @@ def check_bucket(fs: Any, bucket: str, creds: Credentials, what: str) -> None:
         raise StorageUnavailable(f"{what}: {where} refused the credentials for bucket {bucket!r} "
                                  f"({_credential_origin(creds)})") from None
     except Exception as exc:  # noqa: BLE001 - any other failure (connection, DNS, TLS) is one line too
-        raise StorageUnavailable(f"{what}: cannot reach {where}: {_one_line(exc)}") from None
+        raise StorageUnavailable(f"{what}: cannot reach {where}: {one_line(exc)}") from None
 
 
 def _credential_origin(creds: Credentials) -> str:
@@ -262,7 +262,8 @@ def _credential_origin(creds: Credentials) -> str:
     return f"profile {creds.profile!r}" if creds.profile else "no access key found: set AWS_ACCESS_KEY_ID or AWS_PROFILE"
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """An error's message on one line, at most 300 characters (for one-line failures and error rows)."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text[:300]
 

@@ -249,14 +249,6 @@ class Store:
         else:
             self._write(target, data, "append", txn, exact, schema_mode="merge")
 
-    def replace(self, table: str, source: str, paths: Sequence[str], data: pa.Table,
-                pin: tuple[str, int] | None = None) -> int:
-        """One commit that removes the rows of `paths` and adds `data` (whose rows all lie in
-        `paths`); `pin` records (data table, version) when this is an index. The new version."""
-        txn = Transaction(_PIN_APP + pin[0], pin[1]) if pin else None
-        self._replace(self._open(table, source) or self.uri(table, source), paths, data, txn, exact=False)
-        return self._open(table, source).version()
-
     def commit_pair(self, table: str, source: str, replaced: Sequence[str], data: pa.Table, index: pa.Table,
                     data_schema: pa.Schema) -> None:
         """Commit a batch of documents to a pair: data first, then the index pinned to it, each commit

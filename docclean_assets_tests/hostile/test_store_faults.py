@@ -12,31 +12,8 @@ from pathlib import Path
 
 
 from docclean_assets.store.tables import LOCK_DIR, Store
-from docclean_assets_tests.stages import pair_tags
+from docclean_assets_tests.stages import pair_tags, store_writer
 
-# A writer process: commits the parsed pair `count` times under the source's lock, every row of both
-# tables tagged with its name and iteration. pause=between_commits stops after the data commit of
-# its first iteration, before the index commit, and waits to be killed.
-WRITER = r"""
-import sys
-import pyarrow as pa
-from docclean_assets.store.tables import Store
-root, name, count, pause = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-s = Store(root)
-real_replace = s._replace
-def paused_replace(target, paths, data, txn, exact):
-    if txn is not None and pause == "between_commits":  # the index commit carries the pin
-        print("READY", flush=True); sys.stdin.read()
-    return real_replace(target, paths, data, txn, exact)
-s._replace = paused_replace
-for i in range(count):
-    tag = f"{name}-{i}"
-    blocks = pa.table({"path": ["doc"] * 500, "tag": [tag] * 500, "n": list(range(500))})
-    docs = pa.table({"path": ["doc"], "tag": [tag]})
-    with s.locked("web"):
-        s.commit_pair("parsed_blocks", "web", ["doc"], blocks, docs, blocks.schema)
-    print(f"COMMITTED {tag}", flush=True)
-"""
 # A reader process: reads both tables of the pair without any lock, as DuckDB users do, for a while;
 # prints MIXED if it ever saw blocks of one commit with the documents of another.
 READER = r"""
@@ -65,7 +42,7 @@ def _spawn(code: str, *args: str) -> subprocess.Popen:
 
 
 def _writer(root: Path, name: str, count: int, pause: str = "none") -> subprocess.Popen:
-    return _spawn(WRITER, str(root), name, str(count), pause)
+    return store_writer(root, name, count, pause)
 
 
 def test_two_concurrent_writers_and_a_reader_never_see_a_mixed_pair(tmp_path):
