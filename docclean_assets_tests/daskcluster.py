@@ -22,13 +22,13 @@ def _free_port() -> int:
 class DaskCluster:
     """A scheduler and `workers` single-threaded workers, non-daemonic so tasks may start processes."""
 
-    def __init__(self, workdir: Path, workers: int = 2):
+    def __init__(self, workdir: Path, workers: int = 2, env: dict[str, str] | None = None):
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.address = f"tcp://127.0.0.1:{_free_port()}"
         project = str(Path(__file__).resolve().parents[1])  # the tests' fault-injecting extractors import from here
         self.env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False",
-                    "PYTHONPATH": os.pathsep.join(p for p in (project, os.environ.get("PYTHONPATH")) if p)}
+                    "PYTHONPATH": os.pathsep.join(p for p in (project, os.environ.get("PYTHONPATH")) if p), **(env or {})}
         bindir = Path(sys.executable).parent
         self.scheduler = self._start([str(bindir / "dask"), "scheduler", "--host", "127.0.0.1", "--port",
                                       self.address.rsplit(":", 1)[1], "--no-dashboard"], "scheduler")

@@ -60,3 +60,20 @@ def slow_extract(blob: str, fmt: str, **options):
     """Extract after half a second (the engine tests need a run long enough to kill a worker in)."""
     time.sleep(0.5)
     return extract_file(blob, fmt, **options)
+
+
+def cluster_fault_or_extract(blob: str, fmt: str, **options):
+    """On a cluster worker: a 'poison' file SIGKILLs the Dask worker process running it (the parent
+    of the workers' fork server, as the kernel's OOM killer or a lost machine would), a 'bomb' file
+    allocates without bound; every other file extracts normally."""
+    import signal
+
+    import psutil
+
+    name = os.path.basename(blob)
+    if "poison" in name:
+        os.kill(psutil.Process().parent().parent().pid, signal.SIGKILL)
+        time.sleep(60)
+    if "bomb" in name:
+        return allocate_or_extract(blob, fmt, **options)
+    return extract_file(blob, fmt, **options)

@@ -6,7 +6,10 @@ from __future__ import annotations
 import threading
 import time
 
+import pyarrow.parquet as pq
 import pytest
+
+from docclean_assets.store.tables import Store
 
 from docclean_assets_tests import test_resume as resume
 from docclean_assets_tests.daskcluster import DaskCluster
@@ -28,6 +31,27 @@ def test_the_dask_engine_writes_the_same_tables_as_the_local_one(cluster, tmp_pa
     out = resume._run(tmp_path, cfg, remote, "--engine", "dask", "--address", cluster.address)
     assert resume._parsed_counts(out)["parsed"] == 12
     assert resume._tables(remote) == resume._tables(local)
+    # the workers wrote the blocks: one part per task (12 documents on 2 workers x 2 in flight: 4 tasks
+    # of 3), where the local engine's driver wrote one file per batch
+    parts = Store(remote).snapshot("parsed_blocks", "web").files
+    assert len(parts) == 4
+    assert sorted(len(set(pq.read_table(f, columns=["path"]).column("path").to_pylist())) for f in parts) == [3, 3, 3, 3]
+
+
+def test_the_driver_never_holds_blocks_on_a_cluster(cluster, tmp_path, monkeypatch):
+    import docclean_assets.pipeline.parse as parse
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the driver built a blocks table")
+
+    monkeypatch.setattr(parse, "content_to_blocks_table", refuse)  # the driver's only way to make block rows
+    pages = {f"p{i}.html": _page(f"Notice {i}", f"Item {i} concerns ward {i}.") for i in range(6)}
+    cfg = _source(tmp_path, pages)
+    result = _materialize(cfg, tmp_path / "out", "web", engine="dask", address=cluster.address)
+    assert result.success
+    assert dict(_rows(tmp_path / "out", "SELECT path, status FROM parsed_documents")) == {p: "ok" for p in pages}
+    texts = " ".join(t for (t,) in _rows(tmp_path / "out", "SELECT text FROM parsed_blocks"))
+    assert all(f"Item {i} concerns ward {i}." in texts for i in range(6))
 
 
 def test_a_cluster_worker_killed_mid_run_loses_no_document(tmp_path):
@@ -45,6 +69,26 @@ def test_a_cluster_worker_killed_mid_run_loses_no_document(tmp_path):
         assert result.success
         status = dict(_rows(tmp_path / "out", "SELECT path, status FROM parsed_documents"))
         assert status == {p: "ok" for p in pages}
+    finally:
+        c.stop()
+
+
+def test_a_document_that_kills_every_worker_or_its_memory_ceiling_fails_alone(tmp_path):
+    # a task dies at its second worker death (allowed-failures 1): its documents are then sent one
+    # by one, and only the one that kills workers ends as a failed row
+    c = DaskCluster(tmp_path / "dask", env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
+    try:
+        pages = {f"p{i}.html": _page(f"Notice {i}", f"Item {i} concerns ward {i}.") for i in range(6)}
+        pages |= {"poison.html": _page("Poison", "Kills its worker."), "bomb.html": _page("Bomb", "Eats memory.")}
+        cfg = _source(tmp_path, pages, "settings:\n  limits: {memory_mb: 512}\n")
+        result = _materialize(cfg, tmp_path / "out", "web", extractor="docclean_assets_tests.faults:cluster_fault_or_extract",
+                              engine="dask", address=c.address)
+        assert result.success
+        rows = {r[0]: (r[1], r[2]) for r in _rows(tmp_path / "out", "SELECT path, status, error FROM parsed_documents")}
+        assert rows.pop("poison.html") == ("failed", "died: every cluster worker that ran it died "
+                                                     "(distributed.scheduler.allowed-failures)")
+        assert rows.pop("bomb.html") == ("failed", "memory limit exceeded (512 MiB)")
+        assert rows == {p: ("ok", None) for p in pages if p[1:2].isdigit()}
     finally:
         c.stop()
 
@@ -72,3 +116,31 @@ def test_the_engine_is_refused_in_one_line_when_it_cannot_work(tmp_path, capsys)
     err = capsys.readouterr().err
     assert err.strip() == "config error: --engine dask needs --address (or settings: engine: address:)"
     assert not (tmp_path / "out").exists()
+
+
+def test_cluster_workers_read_objects_and_write_parts_on_s3_with_the_runs_credentials(cluster, s3_env, tmp_path,
+                                                                                      monkeypatch, capsys):
+    from docclean_assets.cli import main as cli_main
+
+    # the workers were started without any AWS variable: what they read and write, they reach with
+    # the access the run resolved and sent with each task
+    assert "AWS_ACCESS_KEY_ID" not in cluster.env
+    fs, bucket = s3_env.client(), s3_env.new_bucket()
+    pages = resume._pages(10)
+    for name, html in pages.items():
+        fs.pipe_file(f"{bucket}/docs/{name}", html.encode())
+    cfg = tmp_path / "sources.yaml"
+    cfg.write_text(f"sources:\n  web:\n    path: s3://{bucket}/docs/\n")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    url = f"s3://{bucket}/out"
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", url, "--quiet",
+                     "--engine", "dask", "--address", cluster.address]) == 0
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(tmp_path / "local"), "--quiet"]) == 0
+    capsys.readouterr()
+    remote, local = Store(url), Store(tmp_path / "local")
+    for table in ("parsed_blocks", "parsed_documents", "normalized_blocks"):
+        ours, theirs = remote.connect(), local.connect()
+        query = f"SELECT * EXCLUDE (parse_seconds) FROM {table}" if table == "parsed_documents" else f"SELECT * FROM {table}"
+        assert sorted(ours.execute(query).fetchall(), key=repr) == sorted(theirs.execute(query).fetchall(), key=repr)
+    parts = remote.snapshot("parsed_blocks", "web").files
+    assert len(parts) == 4 and all(p.startswith(f"s3://{bucket}/out/parsed_blocks/source=web/part-") for p in parts)

@@ -1,24 +1,35 @@
 """Where documents are parsed: docclean's own fork-server workers on this machine (`local`, the
 default), or the workers of a Dask cluster (`dask`).
 
-On a cluster each document is one Dask task. Inside it, `isolate.run_jobs` parses that one document
-in a child process of the Dask worker, so the per-document wall-clock limit and memory ceiling hold
-there exactly as they do locally. A Dask worker that dies mid-document (killed, out of memory, its
-machine gone) has its documents rescheduled on the others by the scheduler; a document whose workers
-died `distributed.scheduler.allowed-failures` times (Dask's setting, default 3) becomes a failed row
-(`died: ...`), never a failed run. Dask workers must run non-daemonic (`DASK_DISTRIBUTED__WORKER__DAEMON=False`,
-or `distributed.worker.daemon: false`) so that a task may start that child.
+On a cluster a Dask task is a few documents (`documents_per_task`). The worker reads each document's
+bytes from storage itself, and `isolate.run_jobs` parses each in a child process of the Dask worker, so
+the per-document wall-clock limit and memory ceiling hold there exactly as they do locally. The worker
+then writes the task's blocks as one Parquet part into the data table's folder and returns only the
+documents' reports and where the part is: the driver never ships document bytes or holds blocks, it
+commits parts (`Store.commit_pair(parts=...)`), and nothing a worker wrote is visible before that.
+
+A Dask worker that dies mid-task (killed, out of memory, its machine gone) has its tasks rescheduled
+on the others by the scheduler. A task that fails even so (its workers died
+`distributed.scheduler.allowed-failures` times, Dask's setting, default 3) is split into one task per
+document, so only the document that kills workers ends as a failed row (`died: ...`), never the run.
+Dask workers must run non-daemonic (`DASK_DISTRIBUTED__WORKER__DAEMON=False`, or
+`distributed.worker.daemon: false`) so that a task may start that child.
 """
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Annotated
 
+import pyarrow as pa
+
 from docclean_assets.extract.isolate import Job, Outcome, run_jobs
+from docclean_assets.extract.schema import DocPayload
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.validation import Range, check_section
+from docclean_assets.store.parts import Part, PartTarget, write_part
+from docclean_assets.tables import DocRef, content_to_blocks_table
 
 ENGINES = ("local", "dask")
 
@@ -37,6 +48,10 @@ class EngineSettings:
     # Documents in flight per cluster worker thread: enough to keep workers busy between results,
     # few enough that a killed run loses little work and the driver holds little.
     in_flight_per_thread: Annotated[int, Range(1, 64)] = 2
+    # Documents per cluster task, and so per part file a worker writes: more means fewer, larger
+    # files (a million-document source is ~60 k parts at 16) and less scheduler traffic; fewer means
+    # less work redone when a worker dies and an even end of the run. 16 web pages are ~3 s of work.
+    documents_per_task: Annotated[int, Range(1, 1024)] = 16
     connect_timeout_s: Annotated[float, Range(1, None)] = 30.0
 
     def __post_init__(self) -> None:
@@ -47,63 +62,120 @@ class EngineSettings:
             raise ValueError("engine.address: the Dask scheduler's address is required with kind: dask")
 
 
-def parse_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str,
-               engine: EngineSettings) -> Iterator[tuple[Job, Outcome]]:
-    """(job, outcome) as documents finish, on the configured engine."""
+Group = list[tuple[Job, Outcome]]  # documents that finished together: their rows are committed together
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A document parsed on a cluster worker: its report's columns, and the part holding its blocks
+    (shared with the other documents of its task; None when it has no blocks)."""
+
+    report: dict
+    part: Part | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sink:
+    """Where cluster workers write blocks, and which document each job's blocks belong to."""
+
+    target: PartTarget
+    ref_of: Callable[[Job], DocRef]  # called on the driver as a job is sent
+    expected: int = 0  # documents the run expects to parse (sizes the tasks; 0: unknown)
+
+
+def parse_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engine: EngineSettings,
+               sink: Sink) -> Iterator[Group]:
+    """Groups of (job, outcome) as documents finish, on the configured engine. Locally each outcome
+    holds its DocPayload; on a cluster a `Stored`, its blocks already in a part under `sink`."""
     if engine.kind == "local":
-        return run_jobs(jobs, limits, extractor)
-    return _dask_jobs(jobs, limits, extractor, engine)
+        return ([done] for done in run_jobs(jobs, limits, extractor))
+    return _dask_jobs(jobs, limits, extractor, engine, sink)
 
 
-def parse_one(job: Job, limits: LimitSettings, extractor: str) -> Outcome:
-    """The task a cluster worker runs: one document in its own child process, with its limits."""
-    [(_, outcome)] = list(run_jobs([job], replace(limits, workers=1), extractor))
-    return outcome
+def parse_task(jobs: list[Job], refs: list[DocRef], limits: LimitSettings, extractor: str,
+               target: PartTarget) -> list[Outcome]:
+    """The task a cluster worker runs: each document in its own child process, with its limits, one
+    at a time (the task holds one of the worker's threads); their blocks as one part under `target`."""
+    ref_of = {job.key: ref for job, ref in zip(jobs, refs)}
+    done = dict((job.key, outcome) for job, outcome in run_jobs(jobs, replace(limits, workers=1), extractor))
+    blocks = [content_to_blocks_table(ref_of[k], o.result.blocks()) for k, o in done.items() if o.error is None]
+    blocks = [t for t in blocks if t.num_rows]
+    part = write_part(target, pa.concat_tables(blocks)) if blocks else None
+    outcomes = []
+    for job in jobs:
+        o = done[job.key]
+        if o.error is None:
+            payload: DocPayload = o.result
+            o = replace(o, result=Stored(payload.report, part))
+        outcomes.append(o)
+    return outcomes
 
 
-def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str,
-               engine: EngineSettings) -> Iterator[tuple[Job, Outcome]]:
-    """Submit documents to the Dask cluster a window at a time; yield each outcome as it arrives."""
+def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engine: EngineSettings,
+               sink: Sink) -> Iterator[Group]:
+    """Submit tasks to the Dask cluster a window at a time; yield each task's outcomes as it ends. A
+    task of several documents that fails is sent again as one task per document."""
     from distributed import Client, as_completed
 
     client = Client(engine.address, timeout=engine.connect_timeout_s, set_as_default=False)
     try:
         threads = sum(client.nthreads().values()) or 1
         window = threads * engine.in_flight_per_thread
+        size = task_size(engine, window, sink.expected)
         pending = iter(jobs)
-        running: dict[str, Job] = {}
+        split: list[list[Job]] = []  # single-document tasks of failed tasks, sent before new work
+        running: dict[str, list[Job]] = {}
         done = as_completed(loop=client.loop)
         run_id = uuid.uuid4().hex[:8]
 
         def submit() -> bool:
-            job = next(pending, None)
-            if job is None:
+            batch = split.pop() if split else [j for _, j in zip(range(size), pending)]
+            if not batch:
                 return False
-            future = client.submit(parse_one, job, limits, extractor, key=f"docclean-{run_id}-{job.key}",
+            future = client.submit(parse_task, batch, [sink.ref_of(j) for j in batch], limits, extractor,
+                                   sink.target, key=f"docclean-{run_id}-{uuid.uuid4().hex[:8]}-{batch[0].key}",
                                    retries=engine.retries, pure=False)
-            running[future.key] = job
+            running[future.key] = batch
             done.add(future)
             return True
 
         while len(running) < window and submit():
             pass
         for future in done:
-            job = running.pop(future.key)
-            yield job, _outcome(future)
+            batch = running.pop(future.key)
+            outcomes = _outcomes(future, len(batch))
             future.release()
-            submit()
+            if outcomes is None:  # a task of several documents failed: find the one that fails it
+                split.extend([job] for job in reversed(batch))
+            else:
+                yield list(zip(batch, outcomes))
+            while len(running) < window and submit():
+                pass
     finally:
         client.close()
 
 
-def _outcome(future) -> Outcome:  # type: ignore[no-untyped-def]
-    """The task's outcome, or a failed one when the cluster could not run it."""
+def task_size(engine: EngineSettings, window: int, expected: int) -> int:
+    """Documents per task: `documents_per_task`, fewer when the run is too small to fill the cluster's
+    window with tasks that large (12 documents on 4 slots go as 4 tasks of 3, not one of 12)."""
+    if expected <= 0:
+        return engine.documents_per_task
+    return max(1, min(engine.documents_per_task, -(-expected // window)))
+
+
+def _outcomes(future, documents: int) -> list[Outcome] | None:  # type: ignore[no-untyped-def]
+    """The task's outcomes; None when a task of several documents failed; for a single document that
+    failed, its failed outcome."""
     from distributed import KilledWorker
 
     try:
         return future.result()
     except KilledWorker:
-        return Outcome(None, "died: every cluster worker that ran it died (distributed.scheduler.allowed-failures)",
-                       0.0, "died")
-    except Exception as exc:  # noqa: BLE001 - a task the cluster lost is this document's failure only
-        return Outcome(None, f"crash: cluster task failed: {type(exc).__name__}: {exc}", 0.0, "crash")
+        if documents > 1:
+            return None
+        return [Outcome(None, "died: every cluster worker that ran it died (distributed.scheduler.allowed-failures)",
+                        0.0, "died")]
+    except Exception as exc:  # noqa: BLE001 - a task the cluster lost is its documents' failure only
+        if documents > 1:
+            return None
+        return [Outcome(None, f"crash: cluster task failed: {type(exc).__name__}: {exc}", 0.0, "crash")]

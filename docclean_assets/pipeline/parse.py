@@ -19,13 +19,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from docclean_assets.extract.api import PARSER_VERSION
-from docclean_assets.extract.isolate import Job
+from docclean_assets.extract.isolate import Job, Outcome
 from docclean_assets.extract.schema import CONTENT_SCHEMA, DocPayload
 from docclean_assets.extract.settings import Settings
-from docclean_assets.pipeline.engine import EngineSettings, parse_jobs
+from docclean_assets.pipeline.engine import EngineSettings, Sink, Stored, parse_jobs
 from docclean_assets.progress import BatchCommitted, NullProgress, Progress
 from docclean_assets.sources import Source, text_to_name
 from docclean_assets.store.location import BLOB_EXTRACTOR, Location, is_url
+from docclean_assets.store.parts import Part, PartTarget, read_part
 from docclean_assets.store.settings import StoreSettings
 from docclean_assets.store.tables import Store
 from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, content_to_blocks_table, report_to_row
@@ -154,13 +155,16 @@ class _Batch:
         self.opened = time.monotonic()
         self.docs: list[dict] = []
         self.blocks: list[pa.Table] = []
+        self.parts: dict[str, Part] = {}  # written by cluster workers, by name (a task's part serves several documents)
         self.replaced: list[str] = []
         self.parsed = self.reused = self.failed = 0
 
-    def add(self, row: dict, doc: dict, blocks: pa.Table | None) -> None:
+    def add(self, row: dict, doc: dict, blocks: pa.Table | None, part: Part | None = None) -> None:
         self.docs.append(doc)
         if blocks is not None and blocks.num_rows:
             self.blocks.append(blocks)
+        if part is not None:
+            self.parts[part.name] = part
         if row["committed"]:
             self.replaced.append(row["path"])
 
@@ -178,6 +182,7 @@ class _Run:
         self.started = time.monotonic()
         self.total = total
         self.done = 0
+        self.holding = False  # True while a group's documents are added: their shared part commits once
 
     def fail(self, row: dict, error: str, seconds: float = 0.0) -> None:
         self.stats.error(row["path"], error)
@@ -186,18 +191,22 @@ class _Run:
                             parse_seconds=seconds)
         self._add(row, doc, None, ok=False)
 
-    def ok(self, row: dict, doc: dict, blocks: pa.Table, parsed: bool) -> None:
+    def ok(self, row: dict, doc: dict, blocks: pa.Table | None, parsed: bool, part: Part | None = None) -> None:
         if parsed:
             self.stats.parsed += 1
             self.batch.parsed += 1
         else:
             self.stats.reused += 1
             self.batch.reused += 1
-        self._add(row, doc, blocks, ok=True)
+        self._add(row, doc, blocks, ok=True, part=part)
 
-    def _add(self, row: dict, doc: dict, blocks: pa.Table | None, ok: bool) -> None:
-        self.batch.add(row, doc, blocks)
+    def _add(self, row: dict, doc: dict, blocks: pa.Table | None, ok: bool, part: Part | None = None) -> None:
+        self.batch.add(row, doc, blocks, part)
         self.progress.document(self.source.name, ok)
+        if not self.holding:
+            self.commit_if_full()
+
+    def commit_if_full(self) -> None:
         if self.batch.full(self.store.settings):
             self.commit()
 
@@ -208,7 +217,8 @@ class _Run:
             return
         blocks = pa.concat_tables(b.blocks) if b.blocks else BLOCKS_SCHEMA.empty_table()
         docs = pa.Table.from_pylist(b.docs, schema=DOCS_SCHEMA)
-        self.store.commit_pair("parsed_blocks", self.source.name, [*b.replaced, *removed], blocks, docs, BLOCKS_SCHEMA)
+        self.store.commit_pair("parsed_blocks", self.source.name, [*b.replaced, *removed], blocks, docs, BLOCKS_SCHEMA,
+                               parts=list(b.parts.values()))
         self.stats.batches += 1
         self.done += len(b.docs)
         if b.docs:
@@ -241,21 +251,41 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     waiting: dict[str, list[dict]] = {}
     jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting,
                 store.location)
-    for job, outcome in parse_jobs(jobs, settings.limits, extractor, engine or EngineSettings()):
-        for row in waiting.pop(job.key):
-            if outcome.error is not None:
-                run.fail(row, outcome.error, outcome.seconds)
-                continue
-            payload: DocPayload = outcome.result
-            doc = report_to_row(_ref(row), payload.report, status="ok", error=None, parser_version=version,
-                                parse_seconds=outcome.seconds)
-            run.ok(row, doc, content_to_blocks_table(_ref(row), payload.blocks()), parsed=True)
+    target = PartTarget(store.uri("parsed_blocks", source.name),
+                        None if store.location.is_local else store.location.access())
+    sink = Sink(target, lambda job: _ref(waiting[job.key][0]), plan.to_process)
+    for group in parse_jobs(jobs, settings.limits, extractor, engine or EngineSettings(), sink):
+        run.holding = True
+        for job, outcome in group:
+            _take(run, waiting.pop(job.key), outcome, target)
+        run.holding = False
+        run.commit_if_full()
     run.commit(plan.removed)
     run.stats.removed = len(plan.removed)
     run.stats.seconds = time.monotonic() - run.started
     progress.finish(source.name, run.stats.seconds)
     plan.con.close()
     return run.stats
+
+
+def _take(run: _Run, rows: list[dict], outcome: Outcome, target: PartTarget) -> None:
+    """Add one parse's outcome for every row (path) waiting on it: its failure, or its blocks (a
+    DocPayload from a local worker, or a part a cluster worker wrote)."""
+    for i, row in enumerate(rows):
+        if outcome.error is not None:
+            run.fail(row, outcome.error, outcome.seconds)
+            continue
+        result: DocPayload | Stored = outcome.result
+        doc = report_to_row(_ref(row), result.report, status="ok", error=None, parser_version=run.version,
+                            parse_seconds=outcome.seconds)
+        if isinstance(result, DocPayload):
+            run.ok(row, doc, content_to_blocks_table(_ref(row), result.blocks()), parsed=True)
+        elif i == 0:  # the task wrote the first row's blocks
+            run.ok(row, doc, None, parsed=True, part=result.part)
+        else:  # the same bytes under another path: the first row's blocks from the part, relabelled
+            blocks = None if result.part is None else read_part(target, result.part, rows[0]["path"])
+            run.ok(row, doc, None if blocks is None else content_to_blocks_table(
+                _ref(row), blocks.sort_by("seq").select(CONTENT_SCHEMA.names)), parsed=True)
 
 
 def _jobs(source: Source, settings: Settings, rows: Iterator[dict], waiting: dict[str, list[dict]],

@@ -274,6 +274,14 @@ def _worker_fs(access: Access) -> Any:
     return s3_filesystem(*access)
 
 
+@lru_cache(maxsize=4)
+def worker_arrow_fs(access: Access) -> Any:
+    """The worker's client for pyarrow (writing part files), one per process and access."""
+    from pyarrow.fs import FSSpecHandler, PyFileSystem
+
+    return PyFileSystem(FSSpecHandler(_worker_fs(access)))
+
+
 def extract_object(blob: str, fmt: str, *, access: Access, sha256: str | None = None, **options: Any) -> Any:
     """The worker's extractor for bytes on object storage: read the object with the credentials the
     run resolved (never the worker's environment: the fork server may predate it), check it is still

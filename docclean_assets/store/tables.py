@@ -36,8 +36,10 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 from deltalake import CommitProperties, DeltaTable, Transaction, WriterProperties, write_deltalake
 from deltalake.exceptions import CommitFailedError
+from deltalake.transaction import AddAction
 
 from docclean_assets.store.location import Location, StorageUnavailable, StoreError
+from docclean_assets.store.parts import Part, PartTarget, write_part
 from docclean_assets.store.settings import StorageSettings, StoreSettings
 
 __all__ = ["Store", "StoreError", "StoreConflict", "StorageUnavailable", "Snapshot", "TABLES", "PAIRS"]
@@ -250,10 +252,11 @@ class Store:
             self._write(target, data, "append", txn, exact, schema_mode="merge")
 
     def commit_pair(self, table: str, source: str, replaced: Sequence[str], data: pa.Table, index: pa.Table,
-                    data_schema: pa.Schema) -> None:
+                    data_schema: pa.Schema, parts: Sequence[Part] = ()) -> None:
         """Commit a batch of documents to a pair: data first, then the index pinned to it, each commit
         version-exact (StoreConflict when another writer got in between). `replaced` are paths that may
-        already have rows (their old rows go); new paths only append."""
+        already have rows (their old rows go); new paths only append. `parts` are data files workers
+        already wrote into the data table's folder: they become visible with `data` in the same commit."""
         index_dt = self._open(PAIRS[table], source)
         bases = self._bases(source)
         if bases is not None and (None if index_dt is None else index_dt.version()) != bases[table]:
@@ -269,14 +272,36 @@ class Store:
             raise StoreConflict(f"{self.uri(table, source)} holds a commit no index names (version "
                                 f"{data_dt.version()}, pinned {pinned}): another writer is between its two commits")
         data_paths = sorted(set(replaced) | set(data.column("path").to_pylist())) if replaced else []
-        if data.num_rows or replaced:
-            self._replace(data_dt, data_paths, data, None, exact=True)
-        version = data_dt.version()  # the table object follows its own writes
+        if parts:
+            version = self._commit_parts(data_dt, self.uri(table, source), replaced, data, parts)
+        else:
+            if data.num_rows or replaced:
+                self._replace(data_dt, data_paths, data, None, exact=True)
+            version = data_dt.version()  # the table object follows its own writes
         index_paths = sorted(set(replaced) | set(index.column("path").to_pylist())) if replaced else []
         self._replace(index_dt or self.uri(PAIRS[table], source), index_paths, index,
                       Transaction(_PIN_APP + table, version), exact=True)
         if bases is not None:  # this writer's own commit (never a later one) is the base of its next one
             bases[table] = index_dt.version() if index_dt is not None else 0  # 0: this commit created it
+
+    def _commit_parts(self, dt: DeltaTable, uri: str, replaced: Sequence[str], data: pa.Table,
+                      parts: Sequence[Part]) -> int:
+        """Delete the rows of `replaced` (a commit of its own, when any), then add the parts (and
+        `data`, written as one more part) in one commit; both version-exact. The version reached."""
+        if data.num_rows:
+            access = None if self.location.is_local else self.location.access()
+            parts = [*parts, write_part(PartTarget(uri, access), data)]
+        props = CommitProperties(max_commit_retries=0)
+        try:
+            if replaced:
+                dt.delete(path_predicate(replaced), commit_properties=props)
+            base = dt.version()
+            actions = [AddAction(p.name, p.size, {}, p.modified_ms, True, p.stats) for p in parts]
+            dt.create_write_transaction(actions, mode="append", schema=dt.schema(), commit_properties=props)
+        except CommitFailedError as exc:
+            raise StoreConflict(f"another writer committed to {dt.table_uri} at the same time; this run's last batch "
+                                f"is not visible, what was committed before stays; run again to resume ({exc})") from exc
+        return base + 1  # exact: the add landed on the version after `base` or failed
 
     def recover(self, table: str, source: str) -> bool:
         """Roll a pair's data table back to its pinned version if a killed writer left it ahead (both
@@ -301,12 +326,13 @@ class Store:
         return True
 
     def vacuum(self, table: str, source: str) -> int:
-        """Delete files no commit of the last `keep_replaced_hours` names; how many went."""
+        """Delete files no commit of the last `keep_replaced_hours` names, and files no commit ever
+        named (parts of a killed writer or worker) once they are as old; how many went."""
         dt = self._open(table, source)
         if dt is None or (table in PAIRS and self.pinned_version(table, source) != dt.version()):
             return 0  # a pinned reader may still need files the newer commits replaced
         return len(dt.vacuum(retention_hours=self.settings.keep_replaced_hours, dry_run=False,
-                             enforce_retention_duration=False))
+                             enforce_retention_duration=False, full=True))
 
     # -- locking -----------------------------------------------------------------------------
     @contextmanager
