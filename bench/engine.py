@@ -28,7 +28,7 @@ OUT_JSON = REPO / "bench" / "out" / "engine.json"
 SQL = "SELECT path, kind, text FROM normalized_blocks ORDER BY path, seq"
 # the parse's own line ("scale: finished: 200/200 documents in 31.2s (6.4 docs/s), ..."): the engine's
 # share of a run, without process start, Dagster's steps and the later assets
-_FINISHED = re.compile(r"finished: \d+/\d+ documents in ([\d.]+)s \(([\d.]+) docs/s\)")
+_FINISHED = re.compile(r"finished: \d+/\d+ documents in \S+ \(([\d.]+) docs/s\)")  # in 31.2s, 1m00s, 1h02m
 
 
 def timed_run(env: dict, sources: Path, data_dir: Path, *extra: str) -> tuple[float, float]:
@@ -43,7 +43,7 @@ def timed_run(env: dict, sources: Path, data_dir: Path, *extra: str) -> tuple[fl
     found = _FINISHED.search(proc.stdout)
     if found is None:
         raise SystemExit(f"no 'finished:' line in the run's output:\n{proc.stdout[-2000:]}")
-    return wall, float(found.group(2))
+    return wall, float(found.group(1))
 
 
 def tables(env: dict, data_dir: Path) -> str:

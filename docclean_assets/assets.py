@@ -1,55 +1,23 @@
 """The six assets, partitioned by source: raw_files -> parsed_blocks + parsed_documents (one parse,
-committed in batches) -> boilerplate_sets -> normalized_blocks -> quality_report. Each streams over
+fanned out over the source's shards, committed in batches; parse_asset.py) -> boilerplate_sets ->
+normalized_blocks -> quality_report. Each streams over
 the store's committed parts and writes through it, holding the source's write lock."""
 
-
-from dataclasses import replace as dc_replace
 
 import dagster as dg
 import pyarrow as pa
 
+from docclean_assets.meta import require, result_meta
+from docclean_assets.parse_asset import build_parse_asset
 from docclean_assets.pipeline import derive, raw
-from docclean_assets.pipeline.engine import EngineSettings
-from docclean_assets.pipeline import parse as parse_stage
-from docclean_assets.progress import LineProgress, Progress, Tee
-from docclean_assets.sources import SourceConfigError
-from docclean_assets.store.location import BLOB_EXTRACTOR, StorageUnavailable
-from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.pipeline.shards import shard_keys
 from docclean_assets.resources import Docclean
+from docclean_assets.sources import SourceConfigError
+from docclean_assets.store.location import StorageUnavailable
+from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
 
 GROUP = "docclean"
 PREVIEW_ROWS = 8  # rows shown in the UI's metadata preview
-
-
-class ParseConfig(dg.Config):
-    """Run-time options of parsed_blocks."""
-
-    extractor: str = BLOB_EXTRACTOR  # 'module:function' run in each worker (tests inject faults here)
-    force: bool = False  # parse every document again, even when its bytes are unchanged
-    retry_failed: bool = False  # parse failed documents again although their bytes are unchanged
-    engine: str = ""  # local | dask: overrides settings: engine: kind ("" keeps it)
-    address: str = ""  # the Dask scheduler: overrides settings: engine: address ("" keeps it)
-
-
-def _engine(config: ParseConfig, docclean: Docclean) -> EngineSettings:
-    """The configured engine, with the run's overrides (a bad combination fails the step in one line)."""
-    engine = docclean.config.engine
-    if not (config.engine or config.address):
-        return engine
-    try:
-        return dc_replace(engine, kind=config.engine or engine.kind, address=config.address or engine.address)
-    except ValueError as exc:
-        raise dg.Failure(description=str(exc)) from None
-
-
-def _schema_meta(schema: pa.Schema) -> dg.TableSchema:
-    return dg.TableSchema(columns=[dg.TableColumn(f.name, str(f.type)) for f in schema])
-
-
-def _require(dc: Docclean, table: str, source: str) -> None:
-    """Fail clearly when an upstream partition was never committed."""
-    if dc.store.snapshot(table, source) is None:
-        raise dg.Failure(f"{table} has no partition {source!r} yet: materialize it first")
 
 
 def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
@@ -60,17 +28,8 @@ def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
     return dg.MetadataValue.md(df.to_markdown(index=False))
 
 
-def _result_meta(path: str, rows: int, schema: pa.Schema, **extra) -> dict:
-    return {
-        "dagster/row_count": rows,
-        "dagster/column_schema": _schema_meta(schema),
-        "path": dg.MetadataValue.path(str(path)),
-        **extra,
-    }
-
-
 def _result(path: str, rows: int, schema: pa.Schema, **extra) -> dg.MaterializeResult:
-    return dg.MaterializeResult(metadata=_result_meta(path, rows, schema, **extra))
+    return dg.MaterializeResult(metadata=result_meta(path, rows, schema, **extra))
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -99,41 +58,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                        **objects,
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
-    # One parse writes two tables as one pair commit per batch, so they are one multi-asset: both
-    # appear in the lineage, and a run can never materialize one without the other.
-    @dg.multi_asset(name="parsed_blocks", partitions_def=partitions, can_subset=False, specs=[
-        dg.AssetSpec("parsed_blocks", deps=[raw_files], group_name=GROUP, kinds={"parquet"},
-                     description="Blocks as each format backend returns them, incl. blocks the parser drops; "
-                                 "one isolated worker per document; committed in batches; unchanged documents "
-                                 "are neither parsed nor rewritten."),
-        dg.AssetSpec("parsed_documents", deps=[raw_files], group_name=GROUP, kinds={"parquet"},
-                     description="One row per parsed document: status, error, parser version and the backend's "
-                                 "diagnostics (the counts of every chance of silent loss, with flags)."),
-    ])
-    def parse(context: dg.AssetExecutionContext, config: ParseConfig, docclean: Docclean,
-              progress: dg.ResourceParam[Progress]):
-        src, store = docclean.source(context.partition_key), docclean.store
-        with store.locked(src.name):  # one writer per source; rolls back what a killed writer left
-            _require(docclean, "raw_files", src.name)
-            table = store.read("raw_files", src.name, RAW_FILES_SCHEMA)
-            stats = parse_stage.parse_source(store, src, table, docclean.config.settings, config.extractor,
-                                             config.force, config.retry_failed,
-                                             Tee(progress, LineProgress(context.log.info)), _engine(config, docclean))
-            store.vacuum("parsed_blocks", src.name)
-        for doc_path, error in stats.errors.items():
-            context.log.warning(f"{src.name}/{doc_path}: {error}")
-        statuses = store.counts("parsed_documents", src.name, "status")
-        yield dg.MaterializeResult(asset_key="parsed_documents", metadata=_result_meta(
-            store.uri("parsed_documents", src.name), sum(statuses.values()), DOCS_SCHEMA,
-            statuses=dg.MetadataValue.json(statuses),
-            methods=dg.MetadataValue.json(store.counts("parsed_documents", src.name, "method"))))
-        kinds = store.counts("parsed_blocks", src.name, "kind")
-        yield dg.MaterializeResult(asset_key="parsed_blocks", metadata=_result_meta(
-            store.uri("parsed_blocks", src.name), sum(kinds.values()), BLOCKS_SCHEMA,
-            documents=sum(statuses.values()), parsed=stats.parsed, reused=stats.reused, unchanged=stats.unchanged,
-            removed=stats.removed, failed=stats.failed, batches=stats.batches, seconds=round(stats.seconds, 2),
-            errors=dg.MetadataValue.json(stats.errors), kinds=dg.MetadataValue.json(kinds),
-            drop_reasons=dg.MetadataValue.json(store.counts("parsed_blocks", src.name, "drop_reason"))))
+    parse = build_parse_asset(partitions, GROUP)
 
     @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=["parsed_blocks", "parsed_documents"],
               description="Repeated texts: running heads and page numbers across a document's pages "
@@ -142,8 +67,9 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         src, store = docclean.source(context.partition_key), docclean.store
         errors: dict[str, str] = {}
         with store.locked(src.name):
-            _require(docclean, "parsed_blocks", src.name)
-            table = derive.boilerplate_table(store, src.name, docclean.config.settings, errors)
+            keys = shard_keys(src.name, src.shards)
+            require(docclean, "parsed_blocks", src.name, keys)
+            table = derive.boilerplate_table(store, src.name, docclean.config.settings, errors, keys)
             changed = store.overwrite_if_changed("boilerplate_sets", src.name, table)
         for doc_path, error in errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
@@ -157,8 +83,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     def normalized_blocks(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src, store = docclean.source(context.partition_key), docclean.store
         with store.locked(src.name):
-            _require(docclean, "boilerplate_sets", src.name)
-            stats = derive.normalize_source(store, src.name, docclean.config.settings)
+            require(docclean, "boilerplate_sets", src.name)
+            stats = derive.normalize_source(store, src.name, docclean.config.settings, shard_keys(src.name, src.shards))
             store.vacuum("normalized_blocks", src.name)
         kinds = store.counts("normalized_blocks", src.name, "kind")
         context.log.info(f"{src.name}: normalised {stats.normalized} documents in {stats.batches} commits, "
@@ -175,7 +101,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
     def quality_report(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src, store = docclean.source(context.partition_key), docclean.store
         with store.locked(src.name):
-            _require(docclean, "normalized_blocks", src.name)
+            require(docclean, "normalized_blocks", src.name)
             stream, band, inputs = derive.quality_table(store, src, docclean.config.settings)
             if store.inputs("quality_report", src.name) != inputs:  # else the same rows are committed already
                 store.overwrite("quality_report", src.name, stream, inputs)

@@ -145,7 +145,7 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
     nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
     instance = _instance()
     parse = {"force": args.force, "retry_failed": args.retry_failed, "engine": args.engine or "", "address": args.address or ""}
-    run_config = {"ops": {"parsed_blocks": {"config": parse}},
+    run_config = {"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": parse}}}},
                   "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
     failed = False
     with for_stream(sys.stdout) as progress:  # live rows on a terminal, one plain line per batch otherwise

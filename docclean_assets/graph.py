@@ -1,6 +1,7 @@
 """The Definitions factory: one graph per sources file and data directory."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dagster as dg
@@ -11,7 +12,7 @@ from docclean_assets.progress import NullProgress
 from docclean_assets.store.tables import Store
 from docclean_assets.resources import Docclean, default_data_dir, default_sources_file
 from docclean_assets.schedules import build_schedules, build_sensor
-from docclean_assets.sources import load_sources
+from docclean_assets.sources import SourceConfigError, load_sources
 
 
 def build_defs(sources_file: str | Path | None = None, data_dir: str | Path | None = None) -> dg.Definitions:
@@ -31,7 +32,29 @@ def build_defs(sources_file: str | Path | None = None, data_dir: str | Path | No
         # passes a terminal display; the UI needs nothing more than the log).
         resources={"docclean": Docclean(sources_file=str(sources_file), data_dir=str(data_dir)),
                    "progress": NullProgress()},
-        # Steps run in the run's own process; documents are parallelised inside parsed_blocks.
-        executor=dg.in_process_executor,
+        executor=executor(),
     )
+
+
+EXECUTOR_ENV = "DOCCLEAN_EXECUTOR"
+EXECUTORS = ("in_process", "multiprocess", "k8s")
+
+
+def executor() -> dg.ExecutorDefinition:
+    """Where a run's steps (a sharded source's parse shards among them) run, from $DOCCLEAN_EXECUTOR:
+    in the run's process (default: documents are parallelised inside each parse step, and a step
+    costs no process start), in a process each (`multiprocess`, run config `execution: config:
+    max_concurrent`), or in a Kubernetes job each (`k8s`: dagster-k8s's k8s_job_executor)."""
+    kind = os.environ.get(EXECUTOR_ENV, "in_process") or "in_process"
+    if kind == "in_process":
+        return dg.in_process_executor
+    if kind == "multiprocess":
+        return dg.multiprocess_executor
+    if kind == "k8s":
+        try:
+            from dagster_k8s import k8s_job_executor
+        except ImportError:
+            raise SourceConfigError(f"{EXECUTOR_ENV}=k8s needs dagster-k8s: pip install 'docclean[k8s]'") from None
+        return k8s_job_executor
+    raise SourceConfigError(f"{EXECUTOR_ENV}={kind!r}: must be one of {', '.join(EXECUTORS)}")
 

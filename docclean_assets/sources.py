@@ -20,8 +20,12 @@ from docclean_assets.extract.validation import check_section
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
 SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render",
-               "ocr", "ocr_scanned_body"}
+               "ocr", "ocr_scanned_body", "shards"}
 OCR_MODES = ("auto", "off", "force")
+# Shards one source's parse may be split into (`shards:`): each is a step, a process or a pod of its
+# own with its own pair of tables. 1024 takes a million-document source down to ~1,000 documents (a
+# few minutes of parsing) a shard; beyond that a shard's step costs more to start than to run.
+MAX_SHARDS = 1024
 TOP_KEYS = {"sources", "settings"}
 _OWN_SECTIONS = ("fetch", "store", "storage", "engine")  # settings sections of the Dagster layer, not the library
 
@@ -62,6 +66,7 @@ class Source:
     # A folder on object storage instead (`path: s3://bucket/docs/` in sources.yaml), normalised to
     # `s3://bucket/docs`; `path` is then None. Checked for form only at load: no network.
     prefix: str | None = None
+    shards: int = 1  # parse split into this many shards (pipeline/shards.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +179,10 @@ def _source(name: str, raw: Any, base: Path) -> Source:
         raise _err(name, "ocr", f"must be one of {', '.join(OCR_MODES)}")
     if not isinstance(scanned_body, bool):
         raise _err(name, "ocr_scanned_body", "must be true or false")
-    return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body, prefix)
+    shards = raw.get("shards", 1)
+    if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= MAX_SHARDS:
+        raise _err(name, "shards", f"must be an integer from 1 to {MAX_SHARDS}")
+    return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body, prefix, shards)
 
 
 def _object_prefix(name: str, url: str) -> str:

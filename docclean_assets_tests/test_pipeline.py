@@ -57,7 +57,7 @@ def _source(tmp_path: Path, files: dict[str, bytes | str], extra: str = "") -> P
 def _materialize(cfg: Path, data_dir: Path, partition: str, **parse_config) -> dg.ExecuteInProcessResult:
     defs = build_defs(cfg, data_dir)
     return dg.materialize([*defs.assets, *defs.asset_checks], partition_key=partition, resources=defs.resources,
-                          run_config={"ops": {"parsed_blocks": {"config": parse_config}}} if parse_config else None,
+                          run_config={"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": parse_config}}}}} if parse_config else None,
                           raise_on_error=False)
 
 

@@ -30,8 +30,10 @@ pytestmark = pytest.mark.service
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DAGSTER = Path(sys.executable).parent / "dagster"
 ASSETS = ["raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report"]
-# The run's steps: parsed_blocks and parsed_documents are one multi-asset, so one step.
-STEPS = [a for a in ASSETS if a != "parsed_documents"]
+# The run's steps: parsed_blocks and parsed_documents are one graph-backed multi-asset whose steps
+# plan the source's shards, parse each (one here: the source is not sharded) and record both tables.
+PARSE_STEPS = ["parsed_blocks.plan_shards", "parsed_blocks.parse_shard[shard_000]", "parsed_blocks.record_parse"]
+STEPS = [s for a in ASSETS if a != "parsed_documents" for s in (PARSE_STEPS if a == "parsed_blocks" else [a])]
 CHECKS = ["retention_band", "revision_count"]
 PARTITION = "web"
 LOCATION = "docclean"  # workspace.yaml's location_name

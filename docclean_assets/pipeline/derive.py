@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 
 import duckdb
@@ -92,17 +92,20 @@ def documents_with_blocks(con: duckdb.DuckDBPyConnection, docs_sql: str, chunk_d
                 yield row, None
 
 
-def _connect(store: Store, source: str, *tables: str) -> duckdb.DuckDBPyConnection:
+def _connect(store: Store, source: str, *tables: str, parse_keys: Sequence[str] | None = None) -> duckdb.DuckDBPyConnection:
+    """Views over the source's tables; the parse pair's over each of `parse_keys` (a sharded parse)."""
     schemas = {"parsed_blocks": BLOCKS_SCHEMA, "parsed_documents": DOCS_SCHEMA, "raw_files": RAW_FILES_SCHEMA,
                "boilerplate_sets": BOILERPLATE_SCHEMA, "_normalized_documents": NORMALIZED_DOCS_SCHEMA}
-    return store.connect_for(source, {t.lstrip("_"): (t, schemas[t]) for t in tables})
+    keys = {t: parse_keys for t in ("parsed_blocks", "parsed_documents")} if parse_keys else None
+    return store.connect_for(source, {t.lstrip("_"): (t, schemas[t]) for t in tables}, keys)
 
 
 # -- boilerplate_sets --------------------------------------------------------------------------------
-def boilerplate_table(store: Store, source: str, settings: Settings, errors: dict[str, str] | None = None) -> pa.Table:
+def boilerplate_table(store: Store, source: str, settings: Settings, errors: dict[str, str] | None = None,
+                      parse_keys: Sequence[str] | None = None) -> pa.Table:
     """Repeated texts of a source: running heads per paged document, and the template across HTML
     pages. A document whose repeats cannot be found keeps all its blocks; `errors` gets path -> why."""
-    con = _connect(store, source, "parsed_blocks", "parsed_documents")
+    con = _connect(store, source, "parsed_blocks", "parsed_documents", parse_keys=parse_keys)
     rows = [_repeat_row(r, source) for r in _page_repeats(con, settings, errors, store.settings.batch_documents)]
     rows += [_repeat_row(r, source) for r in _template_repeats(con, settings, store.settings.batch_documents)]
     con.close()
@@ -229,11 +232,12 @@ def _digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def normalize_source(store: Store, source: str, settings: Settings) -> NormalizeStats:
+def normalize_source(store: Store, source: str, settings: Settings,
+                     parse_keys: Sequence[str] | None = None) -> NormalizeStats:
     """Normalise every document whose inputs changed since its last commit, in batches; drop the rows
     of documents that are gone. The caller holds the source's lock."""
     con = _connect(store, source, "parsed_blocks", "parsed_documents", "raw_files", "boilerplate_sets",
-                   "_normalized_documents")
+                   "_normalized_documents", parse_keys=parse_keys)
     repeats = _Repeats(repeats_of(con.sql("SELECT * FROM boilerplate_sets").to_arrow_table()))
     version = _digest([PARSER_VERSION, asdict(settings.boilerplate), asdict(settings.normalize)])
     stats = NormalizeStats()

@@ -117,10 +117,11 @@ class Plan:
     removed: tuple[str, ...]
 
 
-def plan_run(store: Store, source: Source, raw: pa.Table, version: str, force: bool, retry_failed: bool) -> Plan:
+def plan_run(store: Store, source: Source, raw: pa.Table, version: str, force: bool, retry_failed: bool,
+             key: str | None = None) -> Plan:
     """Sort the inventory into unchanged rows and rows to process (each with the committed row at its
     path, if any, and a committed path holding the same bytes); list the paths that disappeared."""
-    con = store.connect_for(source.name, {"docs": ("parsed_documents", DOCS_SCHEMA)})
+    con = store.connect_for(key or source.name, {"docs": ("parsed_documents", DOCS_SCHEMA)})
     con.register("raw", raw)
     keep_failed = "FALSE" if retry_failed else "TRUE"
     unchanged = "FALSE" if force else (
@@ -175,8 +176,9 @@ class _Batch:
 class _Run:
     """A source's parse in progress: the open batch, the counts, and how both are reported."""
 
-    def __init__(self, store: Store, source: Source, version: str, progress: Progress, total: int):
+    def __init__(self, store: Store, source: Source, version: str, progress: Progress, total: int, key: str):
         self.store, self.source, self.version, self.progress = store, source, version, progress
+        self.key = key  # the store partition of the pair: the source, or one of its shards
         self.stats = ParseStats()
         self.batch = _Batch()
         self.started = time.monotonic()
@@ -202,7 +204,7 @@ class _Run:
 
     def _add(self, row: dict, doc: dict, blocks: pa.Table | None, ok: bool, part: Part | None = None) -> None:
         self.batch.add(row, doc, blocks, part)
-        self.progress.document(self.source.name, ok)
+        self.progress.document(self.key, ok)
         if not self.holding:
             self.commit_if_full()
 
@@ -217,29 +219,31 @@ class _Run:
             return
         blocks = pa.concat_tables(b.blocks) if b.blocks else BLOCKS_SCHEMA.empty_table()
         docs = pa.Table.from_pylist(b.docs, schema=DOCS_SCHEMA)
-        self.store.commit_pair("parsed_blocks", self.source.name, [*b.replaced, *removed], blocks, docs, BLOCKS_SCHEMA,
+        self.store.commit_pair("parsed_blocks", self.key, [*b.replaced, *removed], blocks, docs, BLOCKS_SCHEMA,
                                parts=list(b.parts.values()))
         self.stats.batches += 1
         self.done += len(b.docs)
         if b.docs:
             self.progress.batch(BatchCommitted(
-                self.source.name, self.stats.batches, len(b.docs), b.parsed, b.reused, b.failed, self.done,
+                self.key, self.stats.batches, len(b.docs), b.parsed, b.reused, b.failed, self.done,
                 self.total, self.stats.failed, time.monotonic() - self.started))
         self.batch = _Batch()
 
 
 def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings, extractor: str = BLOB_EXTRACTOR,
                  force: bool = False, retry_failed: bool = False, progress: Progress | None = None,
-                 engine: EngineSettings | None = None) -> ParseStats:
+                 engine: EngineSettings | None = None, key: str | None = None) -> ParseStats:
     """Parse what the last commit lacks, committing batches as documents finish; the caller holds the
-    source's lock. Each document's rows are made and checked in its worker: one document can cost
-    only itself."""
+    lock of `key` (the store partition of the pair: the source, or one of its shards, whose rows
+    `raw` then holds). Each document's rows are made and checked in its worker: one document can
+    cost only itself."""
     progress = progress or NullProgress()
+    key = key or source.name
     version = parse_version(source, settings)
-    plan = plan_run(store, source, raw, version, force, retry_failed)
-    run = _Run(store, source, version, progress, plan.to_process)
+    plan = plan_run(store, source, raw, version, force, retry_failed, key)
+    run = _Run(store, source, version, progress, plan.to_process, key)
     run.stats.unchanged = run.stats.reused = plan.unchanged
-    progress.start(source.name, plan.to_process, plan.unchanged)
+    progress.start(key, plan.to_process, plan.unchanged)
     for row in _plan_rows(plan, "TRUE", "path"):  # refusals and copies: no worker needed
         if (why := refusal(row, settings)) is not None:
             run.fail(row, why)
@@ -251,7 +255,7 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     waiting: dict[str, list[dict]] = {}
     jobs = _jobs(source, settings, (r for r in parse_rows if refusal(r, settings) is None), waiting,
                 store.location)
-    target = PartTarget(store.uri("parsed_blocks", source.name),
+    target = PartTarget(store.uri("parsed_blocks", key),
                         None if store.location.is_local else store.location.access())
     sink = Sink(target, lambda job: _ref(waiting[job.key][0]), plan.to_process)
     for group in parse_jobs(jobs, settings.limits, extractor, engine or EngineSettings(), sink):
@@ -263,7 +267,7 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     run.commit(plan.removed)
     run.stats.removed = len(plan.removed)
     run.stats.seconds = time.monotonic() - run.started
-    progress.finish(source.name, run.stats.seconds)
+    progress.finish(key, run.stats.seconds)
     plan.con.close()
     return run.stats
 
@@ -309,7 +313,7 @@ def _copy(run: _Run, plan: Plan, row: dict) -> None:
     """A document whose bytes are committed under another path: that parse, under this path."""
     origin = row["copy_from"]
     old = plan.con.sql("SELECT * FROM docs WHERE path = $p", params={"p": origin}).to_arrow_table().to_pylist()[0]
-    blocks = run.store.read("parsed_blocks", run.source.name, BLOCKS_SCHEMA, filter=pc.field("path") == origin)
+    blocks = run.store.read("parsed_blocks", run.key, BLOCKS_SCHEMA, filter=pc.field("path") == origin)
     blocks = blocks.sort_by("seq").select(CONTENT_SCHEMA.names)
     doc = {**old, "path": row["path"], "source": row["source"], "format": row["format"]}
     run.ok(row, doc, content_to_blocks_table(_ref(row), blocks), parsed=False)

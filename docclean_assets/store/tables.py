@@ -399,13 +399,18 @@ class Store:
             con.register_filesystem(self.location.fs)
         return con
 
-    def connect_for(self, source: str, views: dict[str, tuple[str, pa.Schema]]) -> duckdb.DuckDBPyConnection:
+    def connect_for(self, source: str, views: dict[str, tuple[str, pa.Schema]],
+                    keys: dict[str, Sequence[str]] | None = None) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection with a view per {name: (table, schema)} over one source's last commit
-        (an empty one of that schema where nothing was committed)."""
+        (an empty one of that schema where nothing was committed). `keys` names the partitions a
+        table of the source is spread over (a sharded parse); the view is their union."""
         con = self._duckdb()
         for name, (table, schema) in views.items():
-            snap = self.snapshot(table, source)
-            create_view(con, name, snap.files if snap else (), schema)
+            files: list[str] = []
+            for key in (keys or {}).get(table, [source]):
+                snap = self.snapshot(table, key)
+                files.extend(snap.files if snap else ())
+            create_view(con, name, files, schema)
         return con
 
     def connect(self, database: str = ":memory:", sources: Sequence[str] | None = None) -> duckdb.DuckDBPyConnection:
