@@ -121,7 +121,7 @@ def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engin
     try:
         threads = sum(client.nthreads().values()) or 1
         window = threads * engine.in_flight_per_thread
-        size = task_size(engine, window, sink.expected)
+        sent = 0  # documents sent so far (split ones not counted again)
         pending = iter(jobs)
         split: list[list[Job]] = []  # single-document tasks of failed tasks, sent before new work
         running: dict[str, list[Job]] = {}
@@ -129,7 +129,12 @@ def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engin
         run_id = uuid.uuid4().hex[:8]
 
         def submit() -> bool:
-            batch = split.pop() if split else [j for _, j in zip(range(size), pending)]
+            nonlocal sent
+            if split:
+                batch = split.pop()
+            else:
+                batch = [j for _, j in zip(range(task_size(engine, window, sink.expected - sent)), pending)]
+                sent += len(batch)
             if not batch:
                 return False
             future = client.submit(parse_task, batch, [sink.ref_of(j) for j in batch], limits, extractor,
@@ -155,12 +160,13 @@ def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engin
         client.close()
 
 
-def task_size(engine: EngineSettings, window: int, expected: int) -> int:
-    """Documents per task: `documents_per_task`, fewer when the run is too small to fill the cluster's
-    window with tasks that large (12 documents on 4 slots go as 4 tasks of 3, not one of 12)."""
-    if expected <= 0:
+def task_size(engine: EngineSettings, window: int, remaining: int) -> int:
+    """Documents in the next task: `documents_per_task`, fewer once the documents left could not fill
+    the cluster's window with tasks that large ("guided" scheduling: the tasks shrink towards the end,
+    so no worker is left with a long last task while the others idle). `remaining` <= 0: unknown."""
+    if remaining <= 0:
         return engine.documents_per_task
-    return max(1, min(engine.documents_per_task, -(-expected // window)))
+    return max(1, min(engine.documents_per_task, -(-remaining // window)))
 
 
 def _outcomes(future, documents: int) -> list[Outcome] | None:  # type: ignore[no-untyped-def]
