@@ -23,13 +23,18 @@ def cluster(tmp_path_factory):
     c.stop()
 
 
-def test_the_dask_engine_writes_the_same_tables_as_the_local_one(cluster, tmp_path):
+def test_the_dask_engine_writes_the_same_tables_as_the_local_one(cluster, tmp_path, monkeypatch, capsys):
+    from docclean_assets.cli import main as cli_main
+
     resume._folder(tmp_path / "docs", resume._pages(12))
     cfg = resume._config(tmp_path, "sources")
     local, remote = tmp_path / "local", tmp_path / "dask"
-    resume._run(tmp_path, cfg, local)
-    out = resume._run(tmp_path, cfg, remote, "--engine", "dask", "--address", cluster.address)
-    assert resume._parsed_counts(out)["parsed"] == 12
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(local), "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(remote), "--quiet",
+                     "--engine", "dask", "--address", cluster.address]) == 0
+    assert resume._parsed_counts(capsys.readouterr().out)["parsed"] == 12
     assert resume._tables(remote) == resume._tables(local)
     # the workers wrote the blocks: one part per task, the tasks shrinking towards the end (12
     # documents on 2 workers x 2 in flight: 3, 3, 2, 1, 1, 1, 1), where the local engine's driver

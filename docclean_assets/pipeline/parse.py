@@ -244,11 +244,14 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
     run = _Run(store, source, version, progress, plan.to_process, key)
     run.stats.unchanged = run.stats.reused = plan.unchanged
     progress.start(key, plan.to_process, plan.unchanged)
+    settled = 0
     for row in _plan_rows(plan, "TRUE", "path"):  # refusals and copies: no worker needed
         if (why := refusal(row, settings)) is not None:
             run.fail(row, why)
+            settled += 1
         elif row["copy_from"] is not None:
             _copy(run, plan, row)
+            settled += 1
     # in path order, so each batch's part file covers a narrow range of paths: readers that want a
     # range of documents skip the other parts by their path statistics
     parse_rows = _plan_rows(plan, "copy_from IS NULL", "path")
@@ -257,7 +260,7 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
                 store.location)
     target = PartTarget(store.uri("parsed_blocks", key),
                         None if store.location.is_local else store.location.access())
-    sink = Sink(target, lambda job: _ref(waiting[job.key][0]), plan.to_process)
+    sink = Sink(target, lambda job: _ref(waiting[job.key][0]), plan.to_process - settled)
     for group in parse_jobs(jobs, settings.limits, extractor, engine or EngineSettings(), sink):
         run.holding = True
         for job, outcome in group:
