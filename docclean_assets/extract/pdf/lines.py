@@ -39,13 +39,15 @@ class Line(NamedTuple):
     words: tuple[Word, ...]
 
 
-def _rows(chars: list[Char], ratio: float) -> list[list[Char]]:
-    """Cluster chars into rows: a char joins the current row when its baseline lies within `ratio` x
-    the row's largest font size of the row's (size-weighted) mean baseline.
+def _rows(chars: list[Char], settings: PdfSettings) -> list[list[Char]]:
+    """Cluster chars into rows: a char joins the current row when its baseline lies within
+    `line_overlap_ratio` x the row's largest font size of the row's (size-weighted) mean baseline;
+    then a row whose baseline groups collide horizontally is split into one row per line.
 
     Baselines (glyph origins) are used rather than box centres: math and symbol fonts have boxes far
     taller than their glyphs, which would put an inline symbol on a row of its own.
     """
+    ratio = settings.line_overlap_ratio
     order = sorted(chars, key=lambda c: -c.oy)
     rows: list[list[Char]] = []
     cur: list[Char] = []
@@ -54,15 +56,69 @@ def _rows(chars: list[Char], ratio: float) -> list[list[Char]]:
     for c in order:
         mid = -c.oy
         if cur and abs(mid - msum / wsum) > ratio * max(big, c.size):
-            rows.append(cur)
+            rows.extend(_split_collisions(cur, settings))
             cur, wsum, msum, big = [], 0.0, 0.0, 0.0
         cur.append(c)
         wsum += c.size
         msum += mid * c.size
         big = max(big, c.size)
     if cur:
-        rows.append(cur)
+        rows.extend(_split_collisions(cur, settings))
     return rows
+
+
+def _baseline_groups(row: list[Char], em: float) -> list[list[Char]]:
+    """The row's chars (top baseline first) in runs whose consecutive baselines differ by at most
+    `em` of the larger size: the lines (and raised or lowered scripts) the row holds."""
+    groups: list[list[Char]] = []
+    for c in row:  # already sorted by baseline, top first
+        if groups and abs(groups[-1][-1].oy - c.oy) <= em * max(groups[-1][-1].size, c.size):
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    return groups
+
+
+def _split_collisions(row: list[Char], settings: PdfSettings) -> list[list[Char]]:
+    """The row as one row per line: baseline groups join, largest first, the first line they do not
+    overlap horizontally (sub- and superscripts, a neighbouring column); a group that overlaps every
+    line so far starts its own. Top line first."""
+    groups = _baseline_groups(row, settings.baseline_group_em)
+    if len(groups) == 1:
+        return [row]
+    lines: list[tuple[list[Char], list[tuple[float, float]]]] = []  # chars, their sorted x-spans
+    for group in sorted(groups, key=len, reverse=True):
+        spans = sorted((c.x0, c.x1) for c in group if not c.text.isspace())
+        home = next((line for line in lines if not _collide(spans, line[1], settings)), None)
+        if home is None:
+            lines.append((list(group), spans))
+        else:
+            home[0].extend(group)
+            home[1][:] = sorted(home[1] + spans)
+    if len(lines) == 1:
+        return [row]
+    out = [sorted(chars, key=lambda c: -c.oy) for chars, _ in lines]
+    return sorted(out, key=lambda chars: -sum(c.oy * c.size for c in chars) / sum(c.size for c in chars))
+
+
+def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]], settings: PdfSettings) -> bool:
+    """Whether at least `row_collision_chars` glyphs of `spans` overlap a glyph of `other` over more
+    than `row_collision_overlap` of the narrower width (both lists sorted by x0)."""
+    starts = [x0 for x0, _ in other]
+    widest = max((x1 - x0 for x0, x1 in other), default=0.0)
+    hits = 0
+    for x0, x1 in spans:
+        i = bisect_left(starts, x0 - widest)
+        while i < len(other) and other[i][0] < x1:
+            ox0, ox1 = other[i]
+            narrower = min(x1 - x0, ox1 - ox0)
+            if narrower > 0 and min(x1, ox1) - max(x0, ox0) > settings.row_collision_overlap * narrower:
+                hits += 1
+                break
+            i += 1
+        if hits >= settings.row_collision_chars:
+            return True
+    return False
 
 
 def _word(chars: list[Char], row: int, step: float) -> Word:
@@ -89,7 +145,7 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
     """
     words: list[Word] = []
     split_em, step = settings.word_gap_em, settings.size_step_pt
-    for r, row in enumerate(_rows(chars, settings.line_overlap_ratio)):
+    for r, row in enumerate(_rows(chars, settings)):
         row.sort(key=lambda c: (c.x0, c.seq))
         cur: list[Char] = []
         for c in row:

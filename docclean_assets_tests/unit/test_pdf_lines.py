@@ -1,0 +1,55 @@
+"""Stage 2 (chars to words to lines) on inline chars: a row is built from characters on one baseline,
+so two rows of small type close together never interleave, while sub- and superscripts stay on their
+line and a neighbouring column at an offset baseline does not pull rows together."""
+from __future__ import annotations
+
+from docclean_assets.extract.pdf.chars import Char
+from docclean_assets.extract.pdf.lines import chars_to_words
+from docclean_assets.extract.pdf.settings import PdfSettings
+
+PAGE_H = 800.0
+ADVANCE_EM = 0.5  # each test glyph is half an em wide, so a 7 pt row advances 3.5 pt a char
+
+
+def _chars(text: str, x: float, baseline: float, size: float, seq: int = 0) -> list[Char]:
+    """One run of text on a baseline (y up, as PDF user space), a char every ADVANCE_EM em."""
+    out, adv = [], ADVANCE_EM * size
+    for i, ch in enumerate(text):
+        x0 = x + i * adv
+        top = PAGE_H - baseline - 0.75 * size
+        out.append(Char(ch, x0, top, x0 + adv, top + size, size, "Helvetica", 0.0, x0, baseline, 0.0, seq + i, adv))
+    return out
+
+
+def _row_texts(chars: list[Char]) -> list[str]:
+    """The words, joined by row, rows from top to bottom."""
+    rows: dict[int, list[str]] = {}
+    for w in chars_to_words(chars, PdfSettings()):
+        rows.setdefault(w.row, []).append(w.text)
+    return [" ".join(ws) for _, ws in sorted(rows.items())]
+
+
+def test_two_rows_of_7_pt_type_1_pt_apart_never_interleave():
+    upper = _chars("Revenue 2019", 300, 500.0, 7.0)
+    lower = _chars("Expenses 2020", 300.8, 499.0, 7.0, seq=100)  # 1 pt lower, offset by less than a glyph
+    assert _row_texts(upper + lower) == ["Revenue 2019", "Expenses 2020"]
+
+
+def test_a_taller_column_beside_a_small_table_does_not_pull_its_rows_together():
+    # a 12 pt body line whose baseline lies between two 7 pt table rows 3 pt apart: before, the
+    # body's size set the row tolerance (6 pt) and both table rows joined its row, interleaved
+    body = _chars("The committee met on a Tuesday", 50, 501.5, 12.0)
+    row_a = _chars("Total assets 1,204", 320, 503.0, 7.0, seq=100)
+    row_b = _chars("Net income 96", 320, 500.0, 7.0, seq=200)
+    texts = _row_texts(body + row_a + row_b)
+    assert "Total assets 1,204" in " | ".join(texts) and "Net income 96" in " | ".join(texts)
+    words = {w.text for w in chars_to_words(body + row_a + row_b, PdfSettings())}
+    assert {"Total", "assets", "1,204", "Net", "income", "96"} <= words  # no word made of both rows
+
+
+def test_superscripts_and_subscripts_stay_on_their_line():
+    line = _chars("in the second,", 50, 500.0, 10.0) + _chars("1", 120, 503.5, 6.0, seq=50) \
+        + _chars(" the figure rose H", 123, 500.0, 10.0, seq=60) + _chars("2", 213, 498.0, 6.0, seq=90) \
+        + _chars("O", 216, 500.0, 10.0, seq=91)
+    [row] = _row_texts(line)
+    assert row.startswith("in the second,1 the figure rose")
