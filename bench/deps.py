@@ -19,6 +19,12 @@ PEER_VENVS = {
     # every corpus DOCX, measured 2026-12-03); 6.1.3 is the version the project itself runs.
     "markitdown": ["markitdown[all]==0.1.9", "lxml==6.1.3", "psutil"],
     "unstructured": ["unstructured[docx,pptx,pdf]==0.27.35", "psutil"],
+    # PyMuPDF 2.x holds pymupdf4llm's code and its ONNX layout model (pymupdf4llm 2.0 is an empty
+    # shim); the model runs offline.
+    "pymupdf4llm": ["pymupdf==2.0", "pymupdf4llm==2.0", "psutil"],
+    # A Python wrapper around a Java CLI (its jar is in the wheel): needs a JRE on PATH
+    # (Debian default-jre-headless).
+    "opendataloader": ["opendataloader-pdf==2.5.16", "psutil"],
 }
 # Metric helpers installed with --target (not into the project venv): olmOCR-bench's own matchers.
 EVALLIB_REQS = ["rapidfuzz==3.14.6", "fuzzysearch==0.8.1"]

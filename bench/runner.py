@@ -143,12 +143,47 @@ def load_unstructured(fmt):
     return run
 
 
+# --- pymupdf4llm 2.0: PyMuPDF 2's Markdown with its layout model, page headers and footers left out ---
+def load_pymupdf4llm(fmt):
+    import importlib
+
+    importlib.import_module("pymupdf.layout")  # importing it activates the layout model
+    import pymupdf4llm
+
+    def run(path):
+        return pymupdf4llm.to_markdown(path, header=False, footer=False, use_ocr=False), NOT_SEPARATED
+    return run
+
+
+# --- opendataloader-pdf: its Java CLI to Markdown (headers and footers excluded, its default) -------
+def load_opendataloader(fmt):
+    import shutil
+    import tempfile
+
+    import opendataloader_pdf
+
+    def run(path):
+        out = tempfile.mkdtemp(prefix="odl-")
+        try:
+            opendataloader_pdf.convert(input_path=path, output_dir=out, format="markdown", quiet=True,
+                                       image_output="off")
+            md = [p for p in os.listdir(out) if p.endswith(".md")]
+            if not md:
+                raise RuntimeError("opendataloader-pdf wrote no Markdown")
+            return open(os.path.join(out, md[0]), encoding="utf-8").read(), NOT_SEPARATED
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+    return run
+
+
 LOADERS = {
     "docclean": load_docclean,
     "floor": load_floor,
     "trafilatura_recall": load_trafilatura_recall,
     "markitdown": load_markitdown,
     "unstructured": load_unstructured,
+    "pymupdf4llm": load_pymupdf4llm,
+    "opendataloader": load_opendataloader,
 }
 
 

@@ -37,9 +37,14 @@ SYSTEMS = [
     System("trafilatura_recall", "trafilatura favor_recall+tables", ("html",)),
     System("unstructured", 'Unstructured partition(strategy="fast")', ("docx", "pptx", "pdf", "html"),
            venv="unstructured"),
+    System("pymupdf4llm", "pymupdf4llm 2.0 (layout model, headers and footers off, no OCR)", ("pdf",),
+           venv="pymupdf4llm"),
+    System("opendataloader", "opendataloader-pdf 2.5 (Java, headers and footers off)", ("pdf",),
+           venv="opendataloader"),
 ]
 VERSION_DIST = {"docclean": "docclean", "floor": "pdfplumber", "markitdown": "markitdown",
-                "trafilatura_recall": "trafilatura", "unstructured": "unstructured"}
+                "trafilatura_recall": "trafilatura", "unstructured": "unstructured", "pymupdf4llm": "pymupdf",
+                "opendataloader": "opendataloader-pdf"}
 WORKER_ENV = {"DO_NOT_TRACK": "true", "SCARF_NO_ANALYTICS": "true", "UNSTRUCTURED_DISABLE_NOTICE": "1",
               "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONWARNINGS": "ignore"}
 
