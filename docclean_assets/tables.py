@@ -82,7 +82,9 @@ NORMALIZED_DOCS_SCHEMA = pa.schema(list(QUALITY_SCHEMA) + [pa.field("inputs_dige
 BOILERPLATE_SCHEMA = pa.schema(
     [
         pa.field("source", pa.string(), nullable=False),
-        pa.field("scope", pa.string(), nullable=False),  # 'pages' (within a document) | 'documents' (site template)
+        # 'pages' (within a document) | 'documents' (site template) | 'source_pages' (band furniture
+        # across a source's paged documents)
+        pa.field("scope", pa.string(), nullable=False),
         pa.field("doc_id", pa.string()),  # the document, for scope='pages'; NULL for scope='documents'
         pa.field("band", pa.string()),  # 'top' | 'bottom' | NULL
         pa.field("pattern", pa.string(), nullable=False),  # normalised text (digits -> #)

@@ -1,5 +1,6 @@
 """Repetition: running heads and page numbers across the pages of a document (compared after
-digits become '#'), and the site template across the documents of a source (compared exactly)."""
+digits become '#'), the site template across the documents of a source (compared exactly), and page
+furniture across the paged documents of a source (band lines, digits as '#')."""
 from __future__ import annotations
 
 import re
@@ -168,6 +169,28 @@ def _slot_mates(doc_id: str, blocks: list[Block], pages: int, repeats: list[Repe
             for (band, pattern), where in sorted(mates.items())]
 
 
+def band_patterns(blocks: list[Block], s: BoilerplateSettings) -> dict[tuple[str, str], str]:
+    """(band, pattern) -> text of every short top or bottom band line of a paged document, whether a
+    stage dropped it already or not (a masthead found on nine documents is furniture on the tenth); a
+    page's only line is its content, never furniture."""
+    sole = sole_lines(blocks)
+    found: dict[tuple[str, str], str] = {}
+    for b in blocks:
+        if not 0 < len(b.text) <= s.max_chars or id(b) in sole or b.drop_reason == DropReason.WATERMARK:
+            continue
+        band = band_of(b, s.band_fraction)
+        pattern = pattern_of(b.text) if band is not None else ""
+        if pattern:
+            found.setdefault((band, pattern), b.text)  # type: ignore[index]
+    return found
+
+
+def source_furniture_reason(pattern: str) -> str:
+    """page_number for a bare counter (a source of one-page documents numbered alike), else
+    source_furniture."""
+    return DropReason.PAGE_NUMBER if _PAGE_NUMBER.match(pattern) else DropReason.SOURCE_FURNITURE
+
+
 def docs_to_template_repeats(docs: Iterable[tuple[str, list[Block]]], s: BoilerplateSettings) -> list[Repeat]:
     """Short texts that recur across enough of a source's documents: the site template. Blocks a
     backend already dropped count too: a menu recognised on nine pages is template on the tenth."""
@@ -194,6 +217,8 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
     for r in repeats:
         if r.scope == "pages" and r.doc_id == doc_id:
             by_band[(r.band, r.pattern)] = r.drop_reason
+        elif r.scope == "source_pages":
+            by_band.setdefault((r.band, r.pattern), r.drop_reason)  # the document's own reason first
         elif r.scope == "documents":
             template[r.pattern] = r.drop_reason
     if not by_band and not template:
@@ -210,11 +235,14 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
     return [b.dropped(r) if r else b for b, r in zip(blocks, reasons)]
 
 
+_SHARED = (DropReason.SITE_TEMPLATE, DropReason.SOURCE_FURNITURE)  # found across documents, not pages
+
+
 def _keep_headings_of_distinct_content(blocks: list[Block], reasons: list[str | None]) -> None:
     """A heading every page shares ("Troubleshooting") stays when what follows it is the page's own."""
     live = [i for i, b in enumerate(blocks) if b.drop_reason is None]
     for pos, i in enumerate(live):
-        if reasons[i] == DropReason.SITE_TEMPLATE and blocks[i].kind in (Kind.HEADING, Kind.TITLE):
+        if reasons[i] in _SHARED and blocks[i].kind in (Kind.HEADING, Kind.TITLE):
             nxt = live[pos + 1] if pos + 1 < len(live) else None
             if nxt is not None and reasons[nxt] is None and blocks[nxt].kind not in (Kind.HEADING, Kind.TITLE):
                 reasons[i] = None

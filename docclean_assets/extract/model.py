@@ -39,6 +39,9 @@ class DropReason(StrEnum):
     RUNNING_FOOT = "running_foot"  # repeated in the bottom band across pages
     PAGE_NUMBER = "page_number"
     SITE_TEMPLATE = "site_template"  # repeated across the documents of a source
+    # page furniture (a top or bottom band line) repeated across a source's paged documents: a
+    # journal's masthead, licence line or DOI line, even where it is on one page of each document
+    SOURCE_FURNITURE = "source_furniture"
     BOILERPLATE = "boilerplate"  # template text found by the HTML extractor (nav, footer, cookie banner)
     HEADER_FOOTER = "header_footer"  # DOCX/PPTX header and footer parts
     WATERMARK = "watermark"

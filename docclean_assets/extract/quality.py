@@ -11,7 +11,7 @@ from docclean_assets.extract.settings import QualitySettings
 # Reasons that count as boilerplate removed (template and chrome, not revisions or watermarks).
 BOILERPLATE_REASONS = frozenset({
     DropReason.RUNNING_HEAD, DropReason.RUNNING_FOOT, DropReason.PAGE_NUMBER, DropReason.SITE_TEMPLATE,
-    DropReason.BOILERPLATE, DropReason.HEADER_FOOTER, DropReason.SELECTOR_DROP,
+    DropReason.SOURCE_FURNITURE, DropReason.BOILERPLATE, DropReason.HEADER_FOOTER, DropReason.SELECTOR_DROP,
 })
 # Scale from the median absolute deviation to a normal distribution's standard deviation.
 MAD_TO_SIGMA = 1.4826

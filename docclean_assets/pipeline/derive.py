@@ -19,13 +19,13 @@ import pyarrow as pa
 
 from docclean_assets.extract.api import PARSER_VERSION
 from docclean_assets.extract.boilerplate import (
-    Repeat, apply_repeats, blocks_to_page_repeats, template_pattern_of,
+    Repeat, apply_repeats, band_patterns, blocks_to_page_repeats, source_furniture_reason, template_pattern_of,
 )
 from docclean_assets.extract.model import Block, DropReason
 from docclean_assets.extract.normalize import normalize_blocks
 from docclean_assets.extract.quality import Band, band_for, document_figures
 from docclean_assets.extract.schema import row_to_report
-from docclean_assets.extract.settings import Settings
+from docclean_assets.extract.settings import BoilerplateSettings, Settings
 from docclean_assets.pipeline.raw import rows_to_table
 from docclean_assets.sources import Source
 from docclean_assets.store.tables import Store
@@ -103,10 +103,14 @@ def _connect(store: Store, source: str, *tables: str, parse_keys: Sequence[str] 
 # -- boilerplate_sets --------------------------------------------------------------------------------
 def boilerplate_table(store: Store, source: str, settings: Settings, errors: dict[str, str] | None = None,
                       parse_keys: Sequence[str] | None = None) -> pa.Table:
-    """Repeated texts of a source: running heads per paged document, and the template across HTML
-    pages. A document whose repeats cannot be found keeps all its blocks; `errors` gets path -> why."""
+    """Repeated texts of a source: running heads per paged document, page furniture across its paged
+    documents, and the template across HTML pages. A document whose repeats cannot be found keeps all
+    its blocks; `errors` gets path -> why."""
     con = _connect(store, source, "parsed_blocks", "parsed_documents", parse_keys=parse_keys)
-    rows = [_repeat_row(r, source) for r in _page_repeats(con, settings, errors, store.settings.batch_documents)]
+    bands = _BandLines(con)
+    rows = [_repeat_row(r, source)
+            for r in _page_repeats(con, settings, errors, store.settings.batch_documents, bands)]
+    rows += [_repeat_row(r, source) for r in bands.repeats(settings.boilerplate)]
     rows += [_repeat_row(r, source) for r in _template_repeats(con, settings, store.settings.batch_documents)]
     con.close()
     return pa.Table.from_pylist(rows, schema=BOILERPLATE_SCHEMA)
@@ -116,17 +120,58 @@ def _repeat_row(r: Repeat, source: str) -> dict:
     return {**asdict(r), "source": source, "seen_in": list(r.seen_in)}
 
 
+class _BandLines:
+    """The band lines of a source's paged documents, as (path, band, pattern, text) rows in a DuckDB
+    table (a source of any size: memory holds one chunk), and the ones that recur across them."""
+
+    FLUSH_ROWS = 10_000  # rows collected before they go to DuckDB
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con, self.rows, self.docs = con, [], 0
+        con.execute("CREATE OR REPLACE TEMP TABLE _band_lines (path VARCHAR, band VARCHAR, pattern VARCHAR, text VARCHAR)")
+
+    def add(self, path: str, blocks: list[Block], s: BoilerplateSettings) -> None:
+        self.docs += 1
+        self.rows += [(path, band, pattern, text) for (band, pattern), text in band_patterns(blocks, s).items()]
+        if len(self.rows) >= self.FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.rows:
+            cols = list(zip(*self.rows))
+            self.con.register("_band_chunk", pa.table({n: pa.array(c, pa.string()) for n, c in
+                                                       zip(("path", "band", "pattern", "text"), cols)}))
+            self.con.execute("INSERT INTO _band_lines SELECT * FROM _band_chunk")
+            self.con.unregister("_band_chunk")
+            self.rows = []
+
+    def repeats(self, s: BoilerplateSettings) -> list[Repeat]:
+        """Band lines (digits as '#') in at least `min_doc_fraction` of the paged documents and at
+        least `min_docs` of them: furniture every document of the source carries, however few pages."""
+        self.flush()
+        if self.docs < s.min_docs:
+            return []
+        found = self.con.execute("""
+            SELECT band, pattern, arg_min(text, path), count(DISTINCT path), list(DISTINCT path ORDER BY path)[1:$kept]
+            FROM _band_lines GROUP BY band, pattern HAVING count(DISTINCT path) >= $need ORDER BY band, pattern
+        """, {"kept": SEEN_IN_KEPT, "need": max(s.min_docs, s.min_doc_fraction * self.docs)}).fetchall()
+        return [Repeat("source_pages", None, band, pattern, example, count, self.docs, tuple(seen),
+                       source_furniture_reason(pattern)) for band, pattern, example, count, seen in found]
+
+
 def _page_repeats(con: duckdb.DuckDBPyConnection, settings: Settings, errors: dict[str, str] | None,
-                  chunk_docs: int) -> Iterator[Repeat]:
-    """Running heads of each paged document, one document's blocks at a time."""
+                  chunk_docs: int, bands: _BandLines) -> Iterator[Repeat]:
+    """Running heads of each paged document, one document's blocks at a time; its band lines go to
+    `bands`."""
     paged = ("SELECT path, doc_id, pages FROM parsed_documents WHERE status = 'ok' AND format <> 'html' "
              "AND pages > 0 ORDER BY path, doc_id")
     for row, doc in documents_with_blocks(con, paged, chunk_docs):
         if doc is None:
             continue
         try:
-            yield from blocks_to_page_repeats(row["doc_id"], [b for _, b in table_to_blocks(doc)], row["pages"],
-                                              settings.boilerplate)
+            blocks = [b for _, b in table_to_blocks(doc)]
+            bands.add(row["path"], blocks, settings.boilerplate)
+            yield from blocks_to_page_repeats(row["doc_id"], blocks, row["pages"], settings.boilerplate)
         except Exception as exc:  # noqa: BLE001 - one document's bug costs its furniture removal only
             if errors is not None:
                 errors[row["path"]] = f"running heads not searched ({type(exc).__name__}: {exc})"
@@ -213,19 +258,22 @@ class _Repeats:
 
     def __init__(self, repeats: list[Repeat]):
         self.template = [r for r in repeats if r.scope == "documents"]
+        self.furniture = [r for r in repeats if r.scope == "source_pages"]
         self.pages: dict[str, list[Repeat]] = {}
         for r in repeats:
             if r.scope == "pages":
                 self.pages.setdefault(r.doc_id, []).append(r)
         self.template_digest = _digest([(r.pattern, r.drop_reason) for r in self.template])
+        self.furniture_digest = _digest([(r.band, r.pattern, r.drop_reason) for r in self.furniture])
 
     def of(self, doc_id: str, fmt: str | None) -> list[Repeat]:
-        # the site template applies to HTML only
-        return [*self.pages.get(doc_id, []), *(self.template if fmt == "html" else [])]
+        # the site template applies to HTML only, the source's page furniture to paged documents only
+        shared = self.template if fmt == "html" else self.furniture
+        return [*self.pages.get(doc_id, []), *shared]
 
     def digest(self, doc_id: str, fmt: str | None) -> str:
         own = [(r.band, r.pattern, r.drop_reason) for r in self.pages.get(doc_id, [])]
-        return _digest([own, self.template_digest if fmt == "html" else None])
+        return _digest([own, self.template_digest if fmt == "html" else self.furniture_digest])
 
 
 def _digest(value: object) -> str:
