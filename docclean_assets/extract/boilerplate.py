@@ -129,14 +129,66 @@ def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: Boilerplate
     chosen = {id(b) for b, _band in cands}
     found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for b, band in cands:
-        inward = [o for o in blocks if o.page == b.page and o.bbox is not None and o.in_body and id(o) not in chosen
-                  and (o.bbox.y0 >= b.bbox.y1 if band == "top" else o.bbox.y1 <= b.bbox.y0)]
-        nearest = min((o.bbox.y0 - b.bbox.y1 if band == "top" else b.bbox.y0 - o.bbox.y1 for o in inward), default=None)
+        nearest = _inward_gap(b, band, blocks, chosen)
         if nearest is not None and nearest >= gap:  # set off from text; a page's only line is its content
             found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
+    for pieces, edge in _edge_lines(blocks, s):
+        if _edge_furniture(pieces, edge, blocks, body, gap, s):
+            for b in pieces:
+                found[(edge, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
     return [Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                    tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band))
             for (band, pattern), where in sorted(found.items()) if pattern]
+
+
+def _inward_gap(b: Block, band: str, blocks: list[Block], skip: set[int]) -> float | None:
+    """Points between `b` and the nearest body block of its page towards the page's middle."""
+    inward = [o for o in blocks if o.page == b.page and o.bbox is not None and o.in_body and id(o) not in skip
+              and (o.bbox.y0 >= b.bbox.y1 if band == "top" else o.bbox.y1 <= b.bbox.y0)]
+    return min((o.bbox.y0 - b.bbox.y1 if band == "top" else b.bbox.y0 - o.bbox.y1 for o in inward), default=None)
+
+
+def _edge_lines(blocks: list[Block], s: BoilerplateSettings) -> list[tuple[list[Block], str]]:
+    """Each page's outermost line at the top and at the bottom: the body blocks on the baseline band
+    of the page's first (last) block, when that block is a single line (`single_line_max_height_em`)."""
+    per_page: dict[int, list[Block]] = defaultdict(list)
+    for b in blocks:
+        if b.in_body and b.bbox is not None and b.page is not None and b.get_meta("font_size") is not None:
+            per_page[b.page].append(b)
+    out = []
+    for page in sorted(per_page):
+        on_page = per_page[page]
+        for edge, outer in (("top", min(on_page, key=lambda b: b.bbox.y0)), ("bottom", max(on_page, key=lambda b: b.bbox.y1))):
+            if outer.bbox.height > s.single_line_max_height_em * float(outer.get_meta("font_size")):
+                continue
+            mid = (outer.bbox.y0 + outer.bbox.y1) / 2
+            pieces = sorted((b for b in on_page if b.bbox.y0 <= mid <= b.bbox.y1), key=lambda b: b.bbox.x0)
+            if len(pieces) < len(on_page):  # a page's only line is its content
+                out.append((pieces, edge))
+    return out
+
+
+def _edge_furniture(pieces: list[Block], edge: str, blocks: list[Block], body: float, gap: float,
+                    s: BoilerplateSettings) -> bool:
+    """Whether a page's outermost line is furniture by its layout: pieces spread across the text
+    width holding a page counter (its other pieces may be larger: a head's title) or at least
+    `edge_line_min_pieces` pieces no larger than `edge_line_max_size_ratio` of the body; or a lone
+    page counter set off from the text by `gap` points."""
+    if any(len(b.text) > s.edge_piece_max_chars or b.bbox.height > s.single_line_max_height_em * float(b.get_meta("font_size"))
+           for b in pieces):
+        return False
+    counters = sum(1 for b in pieces if _PAGE_NUMBER.match(pattern_of(b.text)))
+    if len(pieces) == 1:
+        nearest = _inward_gap(pieces[0], edge, blocks, {id(pieces[0])}) if counters else None
+        return nearest is not None and nearest >= gap
+    page = [o for o in blocks if o.page == pieces[0].page and o.in_body and o.bbox is not None]
+    width = max(o.bbox.x1 for o in page) - min(o.bbox.x0 for o in page)
+    if width <= 0 or pieces[-1].bbox.x1 - pieces[0].bbox.x0 < s.edge_line_min_spread * width:
+        return False  # a heading's number and title side by side are no head
+    if counters:
+        return True
+    small = all(float(b.get_meta("font_size")) <= s.edge_line_max_size_ratio * body for b in pieces)
+    return small and len(pieces) >= s.edge_line_min_pieces
 
 
 def _slot(b: Block) -> tuple[float, float, str | None]:
@@ -224,11 +276,13 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
     if not by_band and not template:
         return blocks
     sole = sole_lines(blocks) if by_band else set()
+    edges = {id(b): edge for pieces, edge in _edge_lines(blocks, s) for b in pieces} if by_band else {}
     reasons: list[str | None] = []
     for b in blocks:
         reason = None
         if b.drop_reason is None and len(b.text) <= s.max_chars:
-            page_reason = None if id(b) in sole else by_band.get((band_of(b, s.band_fraction), pattern_of(b.text)))
+            band = band_of(b, s.band_fraction) or edges.get(id(b))
+            page_reason = None if id(b) in sole else by_band.get((band, pattern_of(b.text)))
             reason = page_reason or template.get(template_pattern_of(b.text))
         reasons.append(reason)
     _keep_headings_of_distinct_content(blocks, reasons)

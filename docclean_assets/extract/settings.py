@@ -74,6 +74,19 @@ class BoilerplateSettings:
     # A band block taller than this many em of its own font size holds more than one line, and is
     # no page furniture (one line's box is ~1.0-1.2 em, two lines' ~2.2 em; historical default).
     single_line_max_height_em: float = 1.6
+    # In such a short document, the outermost line of a page (nothing but page margin beyond it, its
+    # pieces single lines on one baseline) is furniture by its layout even outside the band or
+    # without a clear gap, when its pieces (each at most `edge_piece_max_chars` characters) spread
+    # over at least `edge_line_min_spread` of the page's text width and hold a bare page counter
+    # ("400 BRITISH HUSBANDRY. [Ch. XIX."), or number at least `edge_line_min_pieces` no larger than
+    # `edge_line_max_size_ratio` of the body size (a foot's left, centre and right slots); a lone
+    # page counter needs the gap. Calibrated on the olmOCR-bench single pages: the PLOS foot is 8 pt
+    # over a 7 pt body (1.14), a manual's foot 10 pt over 8 pt (1.25); heads and feet span 0.96-1.0
+    # of the text width, a heading's number and title far less; pieces hold at most 50 characters.
+    edge_line_min_pieces: int = 3
+    edge_line_min_spread: Fraction = 0.6
+    edge_piece_max_chars: int = 60
+    edge_line_max_size_ratio: float = 1.3
 
     def __post_init__(self) -> None:
         check_section(self)

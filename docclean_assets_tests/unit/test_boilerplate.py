@@ -134,3 +134,54 @@ def test_a_short_documents_only_line_is_not_furniture():
     lone = Block("paragraph", "Minutes of the annual meeting", seq=0, page=1, bbox=BBox(72, 30, 300, 42), meta=meta)
     repeats = blocks_to_page_repeats("d", [lone], 1, S)
     assert repeats == []
+
+
+# -- the outermost line of a short document's page: furniture by its layout ------------------------
+def _piece(text, x0, x1, y0, y1, size, page=1, kind="paragraph"):
+    return Block(kind, text, seq=int(y0 * 10 + x0), page=page, bbox=BBox(x0, y0, x1, y1),
+                 meta=(*META, ("font_size", str(size))))
+
+
+def _page_of_text(page=1, top=120, lines=30, size=7.0):
+    """A page of body paragraphs from `top`, 7 pt type, each paragraph three lines."""
+    return [_piece(f"Paragraph {i} of the page says something of its own, at some length here.", 72, 540,
+                   top + i * 4 * size, top + i * 4 * size + 3 * 1.2 * size, size, page) for i in range(lines // 3)]
+
+
+def _dropped(blocks):
+    repeats = blocks_to_page_repeats("d", blocks, 1, S)
+    return {b.text: b.drop_reason for b in apply_repeats("d", blocks, repeats, S) if b.drop_reason}
+
+
+def test_a_foot_of_three_slots_a_little_larger_than_the_body_is_furniture():
+    foot = [_piece("PLOS Neglected Tropical Diseases | www.plosntds.org", 72, 250, 754, 762, 8.0),
+            _piece("1", 304, 308, 754, 762, 8.0),
+            _piece("March 2014 | Volume 8 | Issue 3 | e2748", 400, 540, 754, 762, 8.0)]
+    assert _dropped(_page_of_text() + foot) == {
+        "PLOS Neglected Tropical Diseases | www.plosntds.org": "running_foot", "1": "page_number",
+        "March 2014 | Volume 8 | Issue 3 | e2748": "running_foot"}
+
+
+def test_a_head_holding_a_page_counter_is_furniture_outside_the_band_and_without_a_gap():
+    # a small page (300 pt) whose head sits just below the band and right on the first text line
+    meta = (("page_height", "300.0"), ("page_width", "180.0"))
+    head = [Block("paragraph", "400", seq=1, page=1, bbox=BBox(29, 27, 34, 30.6), meta=(*meta, ("font_size", "3.0"))),
+            Block("title", "BRITISH HUSBANDRY.", seq=2, page=1, bbox=BBox(70, 26, 112, 30.6), meta=(*meta, ("font_size", "4.0"))),
+            Block("paragraph", "[Ch. XIX.", seq=3, page=1, bbox=BBox(141, 27, 157, 30.6), meta=(*meta, ("font_size", "2.5")))]
+    text = [Block("paragraph", f"Line {i} of the book's own text, set in three point type.", seq=10 + i, page=1,
+                  bbox=BBox(29, 31 + 10 * i, 156, 39 + 10 * i), meta=(*meta, ("font_size", "3.0"))) for i in range(20)]
+    assert set(_dropped(head + text)) == {"400", "BRITISH HUSBANDRY.", "[Ch. XIX."}
+
+
+def test_a_headings_number_and_title_on_the_first_line_are_no_head():
+    heading = [_piece("2", 72, 80, 100, 110, 8.0, kind="heading"), _piece("Methods", 100, 150, 100, 110, 8.0, kind="heading")]
+    assert _dropped(heading + _page_of_text(top=130)) == {}
+
+
+def test_a_lone_page_counter_needs_a_gap_from_the_text():
+    text = _page_of_text()
+    end = max(b.bbox.y1 for b in text)
+    set_off = text + [_piece("62", 300, 310, end + 26, end + 33, 7.0)]  # 26 pt clear of the text, mid-page
+    assert _dropped(set_off) == {"62": "page_number"}
+    right_below = text + [_piece("62", 300, 310, end + 2, end + 9, 7.0)]  # the text's last line, continued
+    assert _dropped(right_below) == {}
