@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ORDER = ["docclean", "floor", "markitdown", "trafilatura_recall", "unstructured"]
+ORDER = ["docclean", "floor", "markitdown", "trafilatura_recall", "unstructured", "pymupdf4llm", "opendataloader"]
 HIDDEN = {"n", "f1_ci", "n_with", "n_without", "n_checks", "not_scored", "n_strings", "n_deleted",
           "n_inserted", "n_notes", "token_precision", "token_recall"}
 HEADLINE = {"scrapinghub_aeb": ["f1"], "trafilatura_eval": ["with_found", "without_absent"],
