@@ -111,8 +111,9 @@ def _body_size(blocks: list[Block]) -> float | None:
 
 
 def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: BoilerplateSettings) -> list[Repeat]:
-    """Single band lines no larger than the body, set off from the text inward by a clear gap: a
-    running head, foot or page number that repetition cannot prove on a one- or two-page document."""
+    """Single band lines no larger than the body, set off from the text inward by a clear gap, and
+    pages' outermost lines that are furniture by their layout (`_edge_furniture`): a running head,
+    foot or page number that repetition cannot prove on a one- or two-page document."""
     body = _body_size(blocks)
     if body is None:
         return []

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field, replace
 
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
+from docclean_assets.extract.pdf.labels import follows, is_first, list_label
 from docclean_assets.extract.pdf.lines import Line
 from docclean_assets.extract.pdf.settings import PdfSettings
 
@@ -135,6 +136,13 @@ def _continues(blk: _Open, ln: Line, s: PdfSettings) -> bool:
     if len(blk.lines) > 1 and prev_full and indent > s.indent_min_em * size and room:
         prev_starts_left = last.x0 - bx0 < s.indent_prev_left_em * size
         if prev_starts_left:
+            return False
+    # A labelled line opens a new list item: the label after the block's own (2. after 1., the same
+    # bullet again), or a list's first label right after the line that introduces it (":").
+    label = list_label(ln.text)
+    if label is not None:
+        first = list_label(blk.lines[0].text)
+        if (first is not None and follows(first, label)) or (is_first(label) and last.text.rstrip().endswith(":")):
             return False
     # A standalone bold line (heading) above regular text, or the reverse, splits the block.
     last_bold = last.bold >= s.bold_line_min_fraction * last.n

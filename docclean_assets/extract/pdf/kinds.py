@@ -5,10 +5,10 @@ import re
 
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
+from docclean_assets.extract.pdf.labels import list_label
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 _CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
-_BULLET = re.compile(r"^[•◦▪‣●○■□➢►–]\s*\S")
 
 
 def _is_size_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
@@ -34,7 +34,7 @@ def _other_kind(b: PBlock, body: float, s: PdfSettings) -> str:
     text = b.text
     if _CAPTION.match(text):
         return "caption"
-    if _BULLET.match(text):
+    if list_label(text) is not None:
         return "list_item"
     return "paragraph"
 
@@ -71,6 +71,8 @@ def blocks_to_kinds(
                 b = b.relabel(kind="title", level=None)
             elif kind == "heading":
                 b = b.relabel(kind=kind, level=min(settings.heading_max_level, rank.get(b.size, len(sizes) + 1)))
+            elif kind == "list_item" and (label := list_label(b.text)) is not None:
+                b = b.relabel(kind=kind, extra=(*b.extra, ("list_label", label.text)))
             elif kind != b.kind:
                 b = b.relabel(kind=kind)
             page.append(b)
