@@ -87,7 +87,11 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
         if len(where) >= need and pattern:
             repeats.append(Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band)))
-    return repeats + _slot_mates(doc_id, blocks, pages, repeats, s)
+    repeats += _slot_mates(doc_id, blocks, pages, repeats, s)
+    known = {(r.band, r.pattern) for r in repeats}
+    body = _body_size(blocks)
+    edges = _edge_found(blocks, body, s) if body is not None else {}
+    return repeats + _repeats_of(doc_id, pages, {k: v for k, v in edges.items() if k not in known})
 
 
 def sole_lines(blocks: list[Block]) -> set[int]:
@@ -133,13 +137,28 @@ def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: Boilerplate
         nearest = _inward_gap(b, band, blocks, chosen)
         if nearest is not None and nearest >= gap:  # set off from text; a page's only line is its content
             found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
+    for key, where in _edge_found(blocks, body, s).items():
+        for page, text in where.items():
+            found[key].setdefault(page, text)
+    return _repeats_of(doc_id, pages, found)
+
+
+def _repeats_of(doc_id: str, pages: int, found: dict[tuple[str, str], dict[int, str]]) -> list[Repeat]:
+    """A Repeat per (band, pattern) found, with the pages it was found on."""
+    return [Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
+                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band))
+            for (band, pattern), where in sorted(found.items()) if pattern]
+
+
+def _edge_found(blocks: list[Block], body: float, s: BoilerplateSettings) -> dict[tuple[str, str], dict[int, str]]:
+    """(edge, pattern) -> {page: text} of the pages' outermost lines that are furniture by layout."""
+    gap = s.short_doc_min_gap_lines * s.body_line_height_em * body
+    found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for pieces, edge in _edge_lines(blocks, s):
         if _edge_furniture(pieces, edge, blocks, body, gap, s):
             for b in pieces:
                 found[(edge, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
-    return [Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
-                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band))
-            for (band, pattern), where in sorted(found.items()) if pattern]
+    return found
 
 
 def _inward_gap(b: Block, band: str, blocks: list[Block], skip: set[int]) -> float | None:

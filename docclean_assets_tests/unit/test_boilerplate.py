@@ -185,3 +185,17 @@ def test_a_lone_page_counter_needs_a_gap_from_the_text():
     assert _dropped(set_off) == {"62": "page_number"}
     right_below = text + [_piece("62", 300, 310, end + 2, end + 9, 7.0)]  # the text's last line, continued
     assert _dropped(right_below) == {}
+
+
+def test_a_long_documents_heads_that_repetition_misses_are_furniture_by_layout():
+    # each page's head names its own section beside the page number at the outer margin: no head
+    # text recurs, so repetition finds only the numbers; the layout finds the whole line
+    sections = ["Methods of the survey", "Results in brief", "What the figures mean", "Further work"]
+    blocks = []
+    for p, section in enumerate(sections, 1):
+        number = _piece(str(p), 530, 540, 40, 48, 7.0, page=p) if p % 2 else _piece(str(p), 72, 80, 40, 48, 7.0, page=p)
+        head = _piece(section, 72, 200, 40, 48, 7.0, page=p) if p % 2 else _piece(section, 400, 540, 40, 48, 7.0, page=p)
+        blocks += [number, head, *_page_of_text(page=p, top=80)]
+    dropped = {b.text: b.drop_reason for b in apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 4, S), S)
+               if b.drop_reason}
+    assert dropped == {**{s: "running_head" for s in sections}, **{str(p): "page_number" for p in range(1, 5)}}
