@@ -53,3 +53,17 @@ def test_superscripts_and_subscripts_stay_on_their_line():
         + _chars("O", 216, 500.0, 10.0, seq=91)
     [row] = _row_texts(line)
     assert row.startswith("in the second,1 the figure rose")
+
+
+def test_an_accent_drawn_over_its_letter_is_composed_with_it():
+    def glyph(ch, x0, x1, seq):
+        return Char(ch, x0, 300, x1, 310, 10.0, "CMR10", 0.0, x0, 500.0, 0.0, seq, x1 - x0)
+
+    # TeX's OT1 fonts: "J a ´ n" with the accent over the a, "M i n a ´ c ˇ", "n a ¨ ı v e"
+    chars = [glyph("J", 50, 55, 0), glyph("a", 55, 60, 1), glyph("´", 56, 59, 2), glyph("n", 60, 65, 3),
+             glyph("c", 80, 85, 4), glyph("ˇ", 81, 84, 5), glyph("n", 100, 105, 6), glyph("a", 105, 110, 7),
+             glyph("¨", 110.5, 113.5, 8), glyph("ı", 110, 114, 9), glyph("v", 114, 119, 10)]
+    words = [w.text for w in chars_to_words(chars, PdfSettings())]
+    assert words == ["Ján", "č", "naïv"]
+    # an accent beside a letter, not over it, stays a character of its own
+    assert [w.text for w in chars_to_words([glyph("a", 50, 55, 0), glyph("^", 55.2, 60, 1)], PdfSettings())] == ["a^"]

@@ -1,6 +1,7 @@
 """Stage 2: chars to words to lines, by geometry (vertical overlap relative to font size, x gaps)."""
 from __future__ import annotations
 
+import unicodedata
 from bisect import bisect_left
 from collections import Counter
 from typing import NamedTuple
@@ -121,11 +122,41 @@ def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]],
     return False
 
 
+# Spacing accents a PDF may draw as glyphs of their own over a letter (TeX's OT1 fonts, typewriter
+# output): "Ja´n Mina´cˇ" for "Ján Mináč". Each maps to its combining mark.
+_ACCENTS = {"´": "\u0301", "`": "\u0300", "ˆ": "\u0302", "^": "\u0302", "˜": "\u0303", "~": "\u0303",
+            "¨": "\u0308", "ˇ": "\u030c", "˘": "\u0306", "˙": "\u0307", "˚": "\u030a", "˝": "\u030b",
+            "¸": "\u0327", "˛": "\u0328", "¯": "\u0304"}
+
+
+def _word_text(chars: list[Char]) -> str:
+    """The chars' text, with an accent glyph drawn over a letter (its horizontal centre inside the
+    letter's box) composed with that letter ("a" + "´" -> "á")."""
+    if not any(c.text in _ACCENTS for c in chars):
+        return "".join(c.text for c in chars)
+    out: list[str] = []
+    pending = ""  # an accent drawn before the letter it sits over
+    for i, c in enumerate(chars):
+        mark = _ACCENTS.get(c.text)
+        if mark is not None:
+            mid = (c.x0 + c.x1) / 2
+            prev, nxt = (chars[i - 1] if i else None), (chars[i + 1] if i + 1 < len(chars) else None)
+            if prev is not None and prev.text.isalpha() and prev.x0 <= mid <= prev.x1:
+                out[-1] = out[-1].replace("ı", "i") + mark  # TeX sets an accent over a dotless i
+                continue
+            if nxt is not None and nxt.text.isalpha() and nxt.x0 <= mid <= nxt.x1:
+                pending += mark
+                continue
+        out.append(c.text.replace("ı", "i") + pending if pending and c.text.isalpha() else c.text)
+        pending = ""
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def _word(chars: list[Char], row: int, step: float) -> Word:
     """The chars as one word; its size is their modal size rounded to `step` points."""
     sizes = Counter(size_key(c.size, step) for c in chars)
     return Word(
-        "".join(c.text for c in chars),
+        _word_text(chars),
         min(c.x0 for c in chars),
         min(c.top for c in chars),
         max(c.x1 for c in chars),
