@@ -32,25 +32,26 @@ LICENCE = "© 2024 The Authors. Open access under CC BY 4.0."
 
 def _article(n: int, topic: str) -> bytes:
     """Three A4 pages: the first with masthead (top band), DOI and licence lines (bottom band); every
-    page with a page number and its own paragraphs."""
+    page with a page number and its own paragraphs. Nothing a single document shows marks them as
+    furniture: they are on one page only, set larger than the body (11 pt over 10 pt), one per line."""
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=A4)
     for page in range(1, 4):
         if page == 1:
-            c.setFont("Helvetica", 8)
+            c.setFont("Helvetica", 11)
             c.drawString(72, HEIGHT - 40, _masthead(n))
             c.setFont("Helvetica-Bold", 16)
             c.drawString(72, HEIGHT - 130, f"On {topic}, part {page}")
-            c.setFont("Helvetica", 8)
-            c.drawString(72, 75, _doi(n))
-            c.drawString(72, 48, LICENCE)
+            c.setFont("Helvetica", 11)
+            c.drawString(72, 62, _doi(n))
+            c.drawString(72, 40, LICENCE)
         c.setFont("Helvetica", 10)
         y = HEIGHT - 170
         for k in range(12):
             c.drawString(72, y, f"Observation {k + 1} on {topic} in article {n}, page {page}, was recorded twice.")
             y -= 14
         c.setFont("Helvetica", 9)
-        c.drawString(WIDTH / 2, 22, str(page))
+        c.drawString(WIDTH / 2, 20, str(page))
         c.showPage()
     c.save()
     return buf.getvalue()

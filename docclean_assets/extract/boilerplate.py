@@ -91,7 +91,11 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
     known = {(r.band, r.pattern) for r in repeats}
     body = _body_size(blocks)
     edges = _edge_found(blocks, body, s) if body is not None else {}
-    return repeats + _repeats_of(doc_id, pages, {k: v for k, v in edges.items() if k not in known})
+    first = min((b.page for b in blocks if b.page is not None), default=None)
+    # the first page's own furniture (a DOI or licence line, a masthead) occurs on that page only
+    lone = _set_off_band_lines(blocks, body, s, only_page=first) if body is not None else {}
+    found = {k: v for k, v in {**lone, **edges}.items() if k not in known}
+    return repeats + _repeats_of(doc_id, pages, found)
 
 
 def sole_lines(blocks: list[Block]) -> set[int]:
@@ -121,9 +125,23 @@ def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: Boilerplate
     body = _body_size(blocks)
     if body is None:
         return []
+    found = _set_off_band_lines(blocks, body, s)
+    for key, where in _edge_found(blocks, body, s).items():
+        for page, text in where.items():
+            found[key].setdefault(page, text)
+    return _repeats_of(doc_id, pages, found)
+
+
+def _set_off_band_lines(blocks: list[Block], body: float, s: BoilerplateSettings,
+                        only_page: int | None = None) -> dict[tuple[str, str], dict[int, str]]:
+    """(band, pattern) -> {page: text} of single band lines no larger than the body and set off from
+    the text inward by `short_doc_min_gap_lines` (of `only_page`, when given), that are no fragment
+    of a sentence (see `_continues_a_sentence`)."""
     gap = s.short_doc_min_gap_lines * s.body_line_height_em * body
     cands = []
     for b in blocks:
+        if (only_page is not None and b.page != only_page) or _continues_a_sentence(b.text):
+            continue
         band = band_of(b, s.band_fraction) if b.in_body and b.kind != Kind.TITLE else None
         size = b.get_meta("font_size")
         if band is None or size is None or len(b.text) > s.max_chars:
@@ -137,10 +155,15 @@ def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: Boilerplate
         nearest = _inward_gap(b, band, blocks, chosen)
         if nearest is not None and nearest >= gap:  # set off from text; a page's only line is its content
             found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
-    for key, where in _edge_found(blocks, body, s).items():
-        for page, text in where.items():
-            found[key].setdefault(page, text)
-    return _repeats_of(doc_id, pages, found)
+    return found
+
+
+def _continues_a_sentence(text: str) -> bool:
+    """Words that start in lower case and end on a letter ("deduction if you were covered by a"): the
+    middle of a sentence a column or page break set apart, never furniture. A lower-case stamp is one
+    word ("www.tobaccocontrol.com") or ends on a digit ("doi:10.1/x", "arXiv:2401.1")."""
+    words = text.split()
+    return len(words) >= 3 and words[0][0].islower() and words[-1][-1].isalpha()
 
 
 def _repeats_of(doc_id: str, pages: int, found: dict[tuple[str, str], dict[int, str]]) -> list[Repeat]:

@@ -199,3 +199,18 @@ def test_a_long_documents_heads_that_repetition_misses_are_furniture_by_layout()
     dropped = {b.text: b.drop_reason for b in apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 4, S), S)
                if b.drop_reason}
     assert dropped == {**{s: "running_head" for s in sections}, **{str(p): "page_number" for p in range(1, 5)}}
+
+
+def test_a_long_documents_first_page_furniture_goes_but_a_sentence_fragment_stays():
+    blocks = []
+    for p in range(1, 5):
+        blocks += _page_of_text(page=p, top=80)
+    end = max(b.bbox.y1 for b in blocks if b.page == 1)
+    licence = _piece("© The Author 2014. Published by Oxford University Press.", 72, 400, 760, 767, 6.5, page=1)
+    fragment = _piece("deduction if you were covered by a", 72, 240, 20, 27, 6.5, page=1)  # top band, set off
+    later = _piece("Received 3 May 2014; accepted 9 June 2014.", 72, 300, 760, 767, 6.5, page=3)
+    assert 760 - end > 20  # each is set off from its page's text
+    blocks += [licence, fragment, later]
+    dropped = {b.text: b.drop_reason for b in apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 4, S), S)
+               if b.drop_reason}
+    assert dropped == {licence.text: "running_foot"}  # page 1's own; page 3's line is no furniture of page 1's
