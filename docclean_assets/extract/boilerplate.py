@@ -90,12 +90,10 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
     repeats += _slot_mates(doc_id, blocks, pages, repeats, s)
     known = {(r.band, r.pattern) for r in repeats}
     body = _body_size(blocks)
-    edges = _edge_found(blocks, body, s) if body is not None else {}
-    first = min((b.page for b in blocks if b.page is not None), default=None)
     # the first page's own furniture (a DOI or licence line, a masthead) occurs on that page only
-    lone = _set_off_band_lines(blocks, body, s, only_page=first) if body is not None else {}
-    found = {k: v for k, v in {**lone, **edges}.items() if k not in known}
-    return repeats + _repeats_of(doc_id, pages, found)
+    first = min((b.page for b in blocks if b.page is not None), default=None)
+    found = _layout_furniture(blocks, body, s, only_page=first) if body is not None else {}
+    return repeats + _repeats_of(doc_id, pages, {k: v for k, v in found.items() if k not in known})
 
 
 def sole_lines(blocks: list[Block]) -> set[int]:
@@ -123,13 +121,18 @@ def _band_furniture(doc_id: str, blocks: list[Block], pages: int, s: Boilerplate
     pages' outermost lines that are furniture by their layout (`_edge_furniture`): a running head,
     foot or page number that repetition cannot prove on a one- or two-page document."""
     body = _body_size(blocks)
-    if body is None:
-        return []
-    found = _set_off_band_lines(blocks, body, s)
+    return [] if body is None else _repeats_of(doc_id, pages, _layout_furniture(blocks, body, s))
+
+
+def _layout_furniture(blocks: list[Block], body: float, s: BoilerplateSettings,
+                      only_page: int | None = None) -> dict[tuple[str, str], dict[int, str]]:
+    """(band, pattern) -> {page: text} of what a document's own layout marks as furniture: single band
+    lines set off from the text (on `only_page`, when given) and every page's outermost lines."""
+    found = _set_off_band_lines(blocks, body, s, only_page)
     for key, where in _edge_found(blocks, body, s).items():
         for page, text in where.items():
             found[key].setdefault(page, text)
-    return _repeats_of(doc_id, pages, found)
+    return found
 
 
 def _set_off_band_lines(blocks: list[Block], body: float, s: BoilerplateSettings,
@@ -177,8 +180,8 @@ def _edge_found(blocks: list[Block], body: float, s: BoilerplateSettings) -> dic
     """(edge, pattern) -> {page: text} of the pages' outermost lines that are furniture by layout."""
     gap = s.short_doc_min_gap_lines * s.body_line_height_em * body
     found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
-    for pieces, edge in _edge_lines(blocks, s):
-        if _edge_furniture(pieces, edge, blocks, body, gap, s):
+    for pieces, edge, page in _edge_lines(blocks, s):
+        if _edge_furniture(pieces, edge, page, body, gap, s):
             for b in pieces:
                 found[(edge, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
     return found
@@ -191,9 +194,10 @@ def _inward_gap(b: Block, band: str, blocks: list[Block], skip: set[int]) -> flo
     return min((o.bbox.y0 - b.bbox.y1 if band == "top" else b.bbox.y0 - o.bbox.y1 for o in inward), default=None)
 
 
-def _edge_lines(blocks: list[Block], s: BoilerplateSettings) -> list[tuple[list[Block], str]]:
+def _edge_lines(blocks: list[Block], s: BoilerplateSettings) -> list[tuple[list[Block], str, list[Block]]]:
     """Each page's outermost line at the top and at the bottom: the body blocks on the baseline band
-    of the page's first (last) block, when that block is a single line (`single_line_max_height_em`)."""
+    of the page's first (last) block, when that block is a single line (`single_line_max_height_em`);
+    with the edge ('top' / 'bottom') and the page's body blocks."""
     per_page: dict[int, list[Block]] = defaultdict(list)
     for b in blocks:
         if b.in_body and b.bbox is not None and b.page is not None and b.get_meta("font_size") is not None:
@@ -207,11 +211,11 @@ def _edge_lines(blocks: list[Block], s: BoilerplateSettings) -> list[tuple[list[
             mid = (outer.bbox.y0 + outer.bbox.y1) / 2
             pieces = sorted((b for b in on_page if b.bbox.y0 <= mid <= b.bbox.y1), key=lambda b: b.bbox.x0)
             if len(pieces) < len(on_page):  # a page's only line is its content
-                out.append((pieces, edge))
+                out.append((pieces, edge, on_page))
     return out
 
 
-def _edge_furniture(pieces: list[Block], edge: str, blocks: list[Block], body: float, gap: float,
+def _edge_furniture(pieces: list[Block], edge: str, page: list[Block], body: float, gap: float,
                     s: BoilerplateSettings) -> bool:
     """Whether a page's outermost line is furniture by its layout: pieces spread across the text
     width holding a page counter (its other pieces may be larger: a head's title) or at least
@@ -222,9 +226,8 @@ def _edge_furniture(pieces: list[Block], edge: str, blocks: list[Block], body: f
         return False
     counters = sum(1 for b in pieces if _PAGE_NUMBER.match(pattern_of(b.text)))
     if len(pieces) == 1:
-        nearest = _inward_gap(pieces[0], edge, blocks, {id(pieces[0])}) if counters else None
+        nearest = _inward_gap(pieces[0], edge, page, {id(pieces[0])}) if counters else None
         return nearest is not None and nearest >= gap
-    page = [o for o in blocks if o.page == pieces[0].page and o.in_body and o.bbox is not None]
     width = max(o.bbox.x1 for o in page) - min(o.bbox.x0 for o in page)
     if width <= 0 or pieces[-1].bbox.x1 - pieces[0].bbox.x0 < s.edge_line_min_spread * width:
         return False  # a heading's number and title side by side are no head
@@ -319,7 +322,7 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
     if not by_band and not template:
         return blocks
     sole = sole_lines(blocks) if by_band else set()
-    edges = {id(b): edge for pieces, edge in _edge_lines(blocks, s) for b in pieces} if by_band else {}
+    edges = {id(b): edge for pieces, edge, _page in _edge_lines(blocks, s) for b in pieces} if by_band else {}
     reasons: list[str | None] = []
     for b in blocks:
         reason = None

@@ -61,11 +61,12 @@ class BoilerplateSettings:
     # the head's box (top and bottom) in the same font size, is that head's alternate (even/odd
     # heads, a head that names the section); heads sit on a fixed baseline, 2 pt absorbs rounding.
     slot_tolerance_pt: float = 2.0
-    # In a document shorter than `min_pages`, a single band line no larger than this factor of the
-    # body size, set off from the nearest text inward by at least `short_doc_min_gap_lines` body
-    # line heights, is page furniture (journal heads, download stamps, page numbers). Calibrated on
-    # the olmOCR-bench single pages: heads sit 2-3 lines clear of the text, while text that merely
-    # starts in the band continues at one line's distance.
+    # In a document shorter than `min_pages` (and on a longer one's first page, whose own furniture
+    # repeats nowhere), a single band line no larger than this factor of the body size, set off from
+    # the nearest text inward by at least `short_doc_min_gap_lines` body line heights, is page
+    # furniture (journal heads, download stamps, page numbers). Calibrated on the olmOCR-bench single
+    # pages: heads sit 2-3 lines clear of the text, while text that merely starts in the band
+    # continues at one line's distance.
     short_doc_min_gap_lines: float = 1.5
     short_doc_max_size_ratio: float = 1.05
     # A body line's height from baseline to baseline, in em of the body size: the unit of
@@ -74,7 +75,7 @@ class BoilerplateSettings:
     # A band block taller than this many em of its own font size holds more than one line, and is
     # no page furniture (one line's box is ~1.0-1.2 em, two lines' ~2.2 em; historical default).
     single_line_max_height_em: float = 1.6
-    # In such a short document, the outermost line of a page (nothing but page margin beyond it, its
+    # In any paged document, the outermost line of a page (nothing but page margin beyond it, its
     # pieces single lines on one baseline) is furniture by its layout even outside the band or
     # without a clear gap, when its pieces (each at most `edge_piece_max_chars` characters) spread
     # over at least `edge_line_min_spread` of the page's text width and hold a bare page counter

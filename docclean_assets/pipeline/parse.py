@@ -184,7 +184,6 @@ class _Run:
         self.started = time.monotonic()
         self.total = total
         self.done = 0
-        self.holding = False  # True while a group's documents are added: their shared part commits once
 
     def fail(self, row: dict, error: str, seconds: float = 0.0) -> None:
         self.stats.error(row["path"], error)
@@ -205,10 +204,9 @@ class _Run:
     def _add(self, row: dict, doc: dict, blocks: pa.Table | None, ok: bool, part: Part | None = None) -> None:
         self.batch.add(row, doc, blocks, part)
         self.progress.document(self.key, ok)
-        if not self.holding:
-            self.commit_if_full()
 
     def commit_if_full(self) -> None:
+        """Commit the open batch when it is full; called between documents that share no part file."""
         if self.batch.full(self.store.settings):
             self.commit()
 
@@ -252,6 +250,7 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
         elif row["copy_from"] is not None:
             _copy(run, plan, row)
             settled += 1
+        run.commit_if_full()
     # in path order, so each batch's part file covers a narrow range of paths: readers that want a
     # range of documents skip the other parts by their path statistics
     parse_rows = _plan_rows(plan, "copy_from IS NULL", "path")
@@ -262,10 +261,8 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
                         None if store.location.is_local else store.location.access())
     sink = Sink(target, lambda job: _ref(waiting[job.key][0]), plan.to_process - settled)
     for group in parse_jobs(jobs, settings.limits, extractor, engine or EngineSettings(), sink):
-        run.holding = True
-        for job, outcome in group:
+        for job, outcome in group:  # a group's documents share a part file: committed together
             _take(run, waiting.pop(job.key), outcome, target)
-        run.holding = False
         run.commit_if_full()
     run.commit(plan.removed)
     run.stats.removed = len(plan.removed)

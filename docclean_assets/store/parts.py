@@ -13,6 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -49,12 +50,9 @@ class PartTarget:
 def write_part(target: PartTarget, data: pa.Table) -> Part:
     """Write `data` as one new Parquet file in the table's folder; the Part its commit needs."""
     name = f"part-00000-{uuid.uuid4()}-c000.{PART_COMPRESSION}.parquet"
-    uri = f"{target.table_uri.rstrip('/')}/{name}"
     if target.access is None:
         Path(target.table_uri).mkdir(parents=True, exist_ok=True)
-        fs, where = None, uri
-    else:
-        fs, where = worker_arrow_fs(target.access), uri.split("://", 1)[1]
+    fs, where = _where(target, name)
     pq.write_table(data, where, filesystem=fs, compression=PART_COMPRESSION)
     size = (Path(where).stat().st_size if fs is None else fs.get_file_info(where).size)
     return Part(name, size, data.num_rows, part_stats(data), int(time.time() * 1000))
@@ -76,8 +74,13 @@ def part_stats(data: pa.Table) -> str:
 
 def read_part(target: PartTarget, part: Part, path: str) -> pa.Table:
     """The rows of one document (by path) in a written part."""
-    uri = f"{target.table_uri.rstrip('/')}/{part.name}"
+    fs, where = _where(target, part.name)
+    return pq.read_table(where, filesystem=fs, filters=pc.field("path") == path)
+
+
+def _where(target: PartTarget, name: str) -> tuple[Any, str]:
+    """The pyarrow filesystem (None: the local one) and path of a part file of the target table."""
+    uri = f"{target.table_uri.rstrip('/')}/{name}"
     if target.access is None:
-        return pq.read_table(uri, filters=pc.field("path") == path)
-    return pq.read_table(uri.split("://", 1)[1], filesystem=worker_arrow_fs(target.access),
-                         filters=pc.field("path") == path)
+        return None, uri
+    return worker_arrow_fs(target.access), uri.split("://", 1)[1]

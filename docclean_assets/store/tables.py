@@ -112,6 +112,12 @@ class StoreConflict(RuntimeError):
     last batch is not visible, everything committed before stays; a rerun resumes."""
 
 
+def _conflict(where: str, exc: CommitFailedError) -> StoreConflict:
+    """The StoreConflict of a commit another writer's commit got ahead of."""
+    return StoreConflict(f"another writer committed to {where} at the same time; this run's last batch "
+                         f"is not visible, what was committed before stays; run again to resume ({exc})")
+
+
 class Store:
     """`<root>/<table>/source=<name>/`: one Delta table per table and source, below a local folder or
     an object-store prefix."""
@@ -193,9 +199,7 @@ class Store:
             write_deltalake(target, data, mode=mode, commit_properties=props, writer_properties=_ZSTD,
                             storage_options=opts, **kwargs)
         except CommitFailedError as exc:
-            where = target.table_uri if isinstance(target, DeltaTable) else target
-            raise StoreConflict(f"another writer committed to {where} at the same time; this run's last batch "
-                                f"is not visible, what was committed before stays; run again to resume ({exc})") from exc
+            raise _conflict(target.table_uri if isinstance(target, DeltaTable) else target, exc) from exc
 
     def overwrite(self, table: str, source: str, data: pa.Table | pa.RecordBatchReader,
                   inputs: int | None = None) -> int:
@@ -271,11 +275,11 @@ class Store:
         if (pinned is None and data_dt.file_uris()) or (pinned is not None and data_dt.version() != pinned):
             raise StoreConflict(f"{self.uri(table, source)} holds a commit no index names (version "
                                 f"{data_dt.version()}, pinned {pinned}): another writer is between its two commits")
-        data_paths = sorted(set(replaced) | set(data.column("path").to_pylist())) if replaced else []
         if parts:
             version = self._commit_parts(data_dt, self.uri(table, source), replaced, data, parts)
         else:
             if data.num_rows or replaced:
+                data_paths = sorted(set(replaced) | set(data.column("path").to_pylist())) if replaced else []
                 self._replace(data_dt, data_paths, data, None, exact=True)
             version = data_dt.version()  # the table object follows its own writes
         index_paths = sorted(set(replaced) | set(index.column("path").to_pylist())) if replaced else []
@@ -299,8 +303,7 @@ class Store:
             actions = [AddAction(p.name, p.size, {}, p.modified_ms, True, p.stats) for p in parts]
             dt.create_write_transaction(actions, mode="append", schema=dt.schema(), commit_properties=props)
         except CommitFailedError as exc:
-            raise StoreConflict(f"another writer committed to {dt.table_uri} at the same time; this run's last batch "
-                                f"is not visible, what was committed before stays; run again to resume ({exc})") from exc
+            raise _conflict(dt.table_uri, exc) from exc
         return base + 1  # exact: the add landed on the version after `base` or failed
 
     def recover(self, table: str, source: str) -> bool:

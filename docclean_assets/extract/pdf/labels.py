@@ -64,10 +64,14 @@ def follows(prev: Label, cur: Label) -> bool:
         return cur.kind == "bullet"
     if prev.kind == cur.kind:
         return cur.value == prev.value + 1
-    return prev.kind in ("lower", "upper") and prev.text.strip("().").lower() == "i" and cur.kind == "roman" \
-        and cur.value == 2
+    return _is_i(prev) and cur.kind == "roman" and cur.value == 2
 
 
 def is_first(label: Label) -> bool:
     """Whether the label opens a list: a bullet, or the first enumerator (1., a., i.)."""
-    return label.kind == "bullet" or label.value == 1 or label.text.strip("().").lower() == "i"
+    return label.kind == "bullet" or label.value == 1 or _is_i(label)
+
+
+def _is_i(label: Label) -> bool:
+    """Whether the label is "i" alone, read as a letter, which may open a roman list as well."""
+    return label.kind in ("lower", "upper") and label.text.strip("().").lower() == "i"
