@@ -43,6 +43,10 @@ def quality(docs: list[Doc], outputs: dict[str, dict[str, dict]]) -> dict[str, d
                 # trafilatura_eval counts reader comments as page content (its snippets include them):
                 # a system that keeps them apart from the body is scored on body + comments there
                 text = body + "\n\n" + comments if kind == "snippets" and comments else body
+                # docling's ground truth keeps footnotes in the text, at the foot of their page: a
+                # system that routes them out of the body is scored there on body + footnotes
+                if kind == "md" and rec.get("ok") and rec.get("footnoted") is not None:
+                    text = rec["footnoted"]
                 groups.setdefault(_group(d, kind), []).append((d, kind, gt, text, notes))
         for group, items in groups.items():
             out.setdefault(group, {})[system] = _score_group(items)

@@ -2,8 +2,9 @@
 
 Usage: <venv python> bench/runner.py SYSTEM FORMAT JOB.json
 JOB.json: {"files": [...], "timeout_s": float, "cap_s": float}. Output, one JSON object per line:
-{"ready": startup seconds}, then per document {"path", "ok", "body", "notes", "comments", "seconds", "error"}
-(comments: reader comments a system keeps apart from the body, None when it does not separate them),
+{"ready": startup seconds}, then per document {"path", "ok", "body", "notes", "comments", "footnoted", "seconds", "error"}
+(comments: reader comments a system keeps apart from the body, None when it does not separate them;
+footnoted: the body with the footnotes a system keeps apart put back where they are read, None likewise),
 then {"done": true, "maxrss_kb": peak RSS of this process, "capped": files left unprocessed}.
 Only the standard library is imported at module level; each system imports its own libraries.
 """
@@ -54,7 +55,9 @@ def load_docclean(fmt):
         notes = "\n\n".join(b.text for b in blocks
                             if b.kind == "speaker_notes" and b.drop_reason is None)
         comments = "\n\n".join(b.text for b in blocks if b.kind == "comment" and b.drop_reason is None)
-        return body, notes, comments
+        footnoted = "\n\n".join(b.text for b in blocks
+                                 if b.drop_reason is None and (b.kind in BODY_KINDS or b.kind == "footnote"))
+        return body, notes, comments, footnoted
     return run
 
 
@@ -207,13 +210,14 @@ def main() -> int:
         if time.perf_counter() - started > job.get("cap_s", 1e9):
             capped = len(files) - i
             break
-        rec = {"path": path, "ok": False, "body": "", "notes": None, "comments": None, "error": None}
+        rec = {"path": path, "ok": False, "body": "", "notes": None, "comments": None, "footnoted": None, "error": None}
         t = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, float(job.get("timeout_s", 120)))
         try:
             out = run(path)
             rec["body"], rec["notes"] = out[:2]
             rec["comments"] = out[2] if len(out) > 2 else None
+            rec["footnoted"] = out[3] if len(out) > 3 else None
             rec["ok"] = True
         except DocTimeout:
             rec["error"] = "timeout"

@@ -228,10 +228,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from docclean_assets.extract.inspect import draw_blocks, draw_boxes, page_turn, render_page, stage_boxes
 
     try:
+        if args.stored and args.stage is not None:
+            raise ValueError("--stored draws the blocks as the pipeline kept them; --stage draws a stage of a "
+                             "fresh extraction: use one of them")
         fmt, ext, blocks = clean_file(args.file)
         if fmt != "pdf":
             raise ExtractionError(f"inspect draws PDF pages; this file is {fmt}")
         data = Path(args.file).read_bytes()
+        if args.stored:
+            blocks = _stored_blocks(args, data)
         if args.stage is None:
             page = render_page(data, args.page, args.dpi, page_turn(blocks, args.page))
             image = draw_blocks(page, blocks, args.page, args.dpi)
@@ -247,6 +252,28 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     image.save(args.out)
     print(f"wrote {args.out}: page {args.page}, {shown}")
     return 0
+
+
+def _stored_blocks(args: argparse.Namespace, data: bytes) -> list:
+    """The file's normalized_blocks as the last run committed them (its source's verdicts included:
+    source_furniture, site_template), found by the file's content hash; ValueError when absent."""
+    import hashlib
+
+    from docclean_assets.extract.schema import row_to_block
+
+    args.data_dir = args.data_dir or str(default_data_dir())
+    doc_id = hashlib.sha256(data).hexdigest()
+    con = _store(args).connect()
+    views = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    cur = con.execute("SELECT * FROM normalized_blocks WHERE doc_id = ? ORDER BY seq", [doc_id]) \
+        if "normalized_blocks" in views else None
+    rows = [dict(zip([d[0] for d in cur.description], r, strict=True)) for r in cur.fetchall()] if cur else []
+    if not rows:
+        raise ValueError(f"not in the tables under {args.data_dir} (doc_id {doc_id[:12]}): run `docclean run` "
+                         "on its source first")
+    for row in rows:
+        row["meta"] = list(row["meta"].items()) if isinstance(row["meta"], dict) else row["meta"]
+    return [row_to_block(r) for r in rows]
 
 
 def _page_trace(trace: object, page: int):
@@ -295,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     ins.add_argument("--dpi", type=float, default=100.0, help="rendering resolution")
     ins.add_argument("--stage", help="draw this stage's output (from the page's trace: chars, words, lines, gutters, "
                      "blocks, kinds, order, tables, ...) instead of the final blocks; a wrong name lists them")
+    ins.add_argument("--stored", action="store_true", help="draw the blocks the last run committed for this file "
+                     "(with its source's verdicts: source_furniture, site_template) instead of extracting it alone")
+    ins.add_argument("--data-dir", help="with --stored: where the tables are (default: as for `docclean sql`)")
+    ins.add_argument("--sources", default=str(default_sources_file()),
+                     help="with --stored: sources.yaml whose settings say how to reach the tables")
     ins.set_defaults(fn=cmd_inspect)
 
     sql = sub.add_parser("sql", help="DuckDB SQL over the tables (one view per asset)")

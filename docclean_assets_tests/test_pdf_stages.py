@@ -137,6 +137,26 @@ def test_sidebars_leave_the_flow_and_their_input():
     assert ("region", "sidebar") in split.asides[0].extra
 
 
+def _card(title: str, x0: float, top: float) -> PBlock:
+    return _block([title, "a short description of the card"], x0, top, kind="callout")
+
+
+@pytest.mark.parametrize("numbers, expected", [
+    (("1.", "2.", "3.", "4."), ["1.", "2.", "3.", "4."]),  # numbered across the rows
+    (("1.", "3.", "2.", "4."), ["1.", "2.", "3.", "4."]),  # numbered down the columns
+    (("A", "B", "C", "D"), ["A", "C", "B", "D"]),  # unnumbered: read like text columns, down then across
+])
+def test_a_grid_of_cards_is_read_in_its_numbering_else_down_each_column(numbers, expected):
+    body = _block(["An introduction above the cards, long enough to be body text."], 50, 50)
+    tl, tr, bl, br = numbers  # top-left, top-right, bottom-left, bottom-right
+    # cards 155 pt wide (50-205 pt); the bottom-right frame overlaps its neighbour by 1.5 pt
+    cards = [_card(f"{tl} Euler", 50, 100), _card(f"{tr} Pythagoras", 206, 100),
+             _card(f"{bl} Newton", 50, 200), _card(f"{br} Maxwell", 203.5, 198)]
+    assert max(c.x1 for c in cards[:3:2]) - cards[3].x0 == 1.5
+    out = place_asides([body], cards, S)
+    assert [b.text.split()[0] for b in out[1:]] == expected
+
+
 def test_place_asides_anchors_copies():
     body = _block([PROSE], 72, 100)
     callout = PBlock([_line("a box of text", 72, 130)], 1, kind="callout")
@@ -171,7 +191,10 @@ def test_trace_keeps_what_each_stage_produced(report_trace):
     assert {b.kind for b in page.blocks} <= {"paragraph", "table", "margin_note"}
     assert "title" in {b.kind for b in page.kinds} and "heading" in {b.kind for b in page.kinds}
     assert "footnote" not in {b.kind for b in page.order} and "footnote" in {b.kind for b in page.footnotes}
-    assert all(b.anchor_to is None for b in page.footnotes)
+    # The footnotes stage anchors each note, and only notes, to the block of that stage holding its marker.
+    anchored = [b for b in page.footnotes if b.anchor_to is not None]
+    assert anchored and all(b.kind == "footnote" for b in anchored)
+    assert all(any(b.anchor_to is h for h in page.footnotes) and b.anchor_to.unmarked for b in anchored)
     assert [b for b in page.asides if b.anchor_to is not None] and page.callouts
     assert len(page.gutters) == 1 and set(page.tables) == set(page.ruled_tables + page.borderless_tables)
     # Each page's last record is what became its blocks.

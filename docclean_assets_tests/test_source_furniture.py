@@ -86,6 +86,32 @@ def test_a_journals_first_page_furniture_is_learned_from_its_other_articles(tmp_
     # quality_report counts it as boilerplate removed (with the page numbers), not as lost body
     removed = dict(_rows(out, "SELECT path, boilerplate_removed FROM quality_report WHERE path = 'article-2.pdf'"))
     assert removed["article-2.pdf"] >= 3 + 3
+    _inspect_draws_the_stored_verdicts(cfg, out, tmp_path)
+
+
+def _inspect_draws_the_stored_verdicts(cfg: Path, out: Path, tmp_path: Path) -> None:
+    """`docclean inspect --stored` draws the committed blocks: the masthead, which article 2 alone
+    cannot prove furniture, is hatched as dropped there and not in a fresh extraction."""
+    from PIL import Image
+
+    from docclean_assets.cli import main as cli_main
+    from docclean_assets.extract.inspect import KIND_COLOURS
+
+    [(x0, y0, x1, y1)] = _rows(out, f"SELECT x0, y0, x1, y1 FROM normalized_blocks WHERE path = 'article-2.pdf' "
+                                    f"AND text = '{_masthead(2)}'")
+    pdf = str(cfg.parent / "docs" / "article-2.pdf")
+    colour = KIND_COLOURS["paragraph"]
+
+    def marked(args: list[str]) -> int:  # pixels of the box interior (label strip left out) in its kind's colour
+        png = tmp_path / "page.png"
+        assert cli_main(["inspect", pdf, "--out", str(png), "--dpi", "72", *args]) == 0
+        image = Image.open(png).convert("RGB")
+        return sum(image.getpixel((x, y)) == colour for x in range(round(x0) + 3, round(x1) - 3)
+                   for y in range(round(y0) + 2, round(y1) - 1))
+
+    assert marked(["--stored", "--data-dir", str(out), "--sources", str(cfg)]) > 10 + marked([])
+    assert cli_main(["inspect", pdf, "--stored", "--data-dir", str(tmp_path / "empty"), "--sources", str(cfg),
+                     "--out", str(tmp_path / "x.png")]) == 1
 
 
 def test_a_source_of_one_article_learns_nothing_across_documents(tmp_path):

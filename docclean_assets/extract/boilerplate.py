@@ -81,10 +81,9 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
         band = band_of(b, s.band_fraction)
         if band is not None:
             seen[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
-    need = max(2, s.min_page_fraction * pages)
     repeats = []
     for (band, pattern), where in sorted(seen.items()):
-        if len(where) >= need and pattern:
+        if pattern and _on_enough_pages(set(where), pages, s):
             repeats.append(Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band)))
     repeats += _slot_mates(doc_id, blocks, pages, repeats, s)
@@ -94,6 +93,19 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
     first = min((b.page for b in blocks if b.page is not None), default=None)
     found = _layout_furniture(blocks, body, s, only_page=first) if body is not None else {}
     return repeats + _repeats_of(doc_id, pages, {k: v for k, v in found.items() if k not in known})
+
+
+def _on_enough_pages(where: set[int], pages: int, s: BoilerplateSettings) -> bool:
+    """On at least `min_page_fraction` of the pages, or only on pages of one parity and on at least
+    `parity_min_page_fraction` of those: alternating heads (the journal on even pages, the short
+    title on odd ones) each cover half the pages less the title page and blank pages."""
+    if len(where) >= max(2, s.min_page_fraction * pages):
+        return True
+    parities = {p % 2 for p in where}
+    if len(parities) != 1:
+        return False
+    of_parity = pages // 2 if parities == {0} else (pages + 1) // 2
+    return len(where) >= max(2, s.parity_min_page_fraction * of_parity)
 
 
 def sole_lines(blocks: list[Block]) -> set[int]:

@@ -66,13 +66,22 @@ def _hatch(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], colour: tu
 
 
 def draw_blocks(image: Image.Image, blocks: list[Block], page: int, dpi: float) -> Image.Image:
-    """The image with the page's blocks drawn over it, each labelled with its number and kind."""
+    """The image with the page's blocks drawn over it, each labelled with its number and kind, and
+    each footnote joined by a line to the block holding its marker."""
+    on_page = [b for b in blocks if b.page == page and b.bbox is not None]
     boxes = [
         Box(b.bbox, f"{b.seq} {b.kind}" + (f" [{b.drop_reason}]" if b.drop_reason else ""),
             KIND_COLOURS.get(b.kind, (0, 0, 0)), b.drop_reason is not None)
-        for b in blocks if b.page == page and b.bbox is not None
+        for b in on_page
     ]
-    return draw_boxes(image, boxes, dpi)
+    by_seq = {b.seq: b for b in on_page}
+    links = [(b.bbox, by_seq[b.anchor].bbox) for b in on_page if b.kind == Kind.FOOTNOTE and b.anchor in by_seq]
+    out = draw_boxes(image, boxes, dpi)
+    draw, scale = ImageDraw.Draw(out), dpi / 72.0
+    for note, holder in links:  # from the note's top-left corner to the holder's bottom-left corner
+        draw.line([(note.x0 * scale, note.y0 * scale), (holder.x0 * scale, holder.y1 * scale)],
+                  fill=KIND_COLOURS[Kind.FOOTNOTE], width=2)
+    return out
 
 
 def _scaled(box: BBox, scale: float) -> tuple[int, int, int, int]:

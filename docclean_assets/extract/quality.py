@@ -50,7 +50,9 @@ def document_figures(blocks: list[Block], report: DocReport) -> dict:
         "kept_chars": kept,
         "retention_ratio": retention_ratio(kept, report.raw_chars),
         "boilerplate_removed": sum(n for reason, n in counts.items() if reason in BOILERPLATE_REASONS),
-        "footnotes": max(report.footnotes, sum(1 for b in blocks if b.kind == "footnote")),
+        # the backends count notes (a PDF note continued in a second block is one; a DOCX note is one
+        # w:footnote), so the count is the report's, not the footnote blocks'
+        "footnotes": report.footnotes,
         # Asides of every format (PDF panels and sidebars, DOCX text boxes, HTML call-outs) as kept.
         "callouts": max(report.callouts, sum(1 for b in blocks if b.kind == "callout")),
         "pull_quotes": max(report.pull_quotes, sum(1 for b in blocks if b.kind == "pull_quote")),

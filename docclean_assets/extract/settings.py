@@ -51,6 +51,11 @@ class BoilerplateSettings:
     # A normalised line is repeated chrome when it occurs on at least this fraction of the pages
     # (0.5 also catches alternating even/odd heads, which each cover half the pages).
     min_page_fraction: Fraction = 0.45
+    # ... or, for a line found on pages of one parity only, on at least this fraction of the pages of
+    # that parity: an alternating head is on every page of its parity but the title page and blank
+    # ones (a 9-page paper's heads on pages 2-8 and 3-9 each cover 4 of 9 pages, under 0.45, but 4 of
+    # 4 even and 4 of 5 odd pages; a 5-page paper's odd head covers 2 of its 3 odd pages).
+    parity_min_page_fraction: Fraction = 0.6
     # A block is site template when it occurs in at least this fraction of a source's documents
     # and in at least `min_docs` of them.
     min_doc_fraction: Fraction = 0.5

@@ -41,6 +41,19 @@ def test_alternating_heads_caught():
     assert {r.example for r in repeats if r.band == "top"} == {"Smith et al.", "A Study of Things"}
 
 
+def test_alternating_heads_are_counted_per_parity():
+    """Nine pages, no head on the title page: each alternate is on 4 pages (under 0.45 of 9) but on
+    every even page, and on 4 of the 5 odd ones. A line on 4 pages of both parities is no head."""
+    def head(p):
+        return "" if p == 1 else "Journal of Irreproducible Results" if p % 2 == 0 else "Okafor: Notebook Practices"
+    blocks = [b for b in _doc(9, head=head) if b.text]
+    repeats = blocks_to_page_repeats("d", blocks, 9, S)
+    assert {r.example for r in repeats if r.band == "top"} == {"Journal of Irreproducible Results",
+                                                               "Okafor: Notebook Practices"}
+    mixed = [b for b in _doc(9, head=lambda p: "Draft for comment" if p in (2, 3, 6, 7) else "") if b.text]
+    assert not [r for r in blocks_to_page_repeats("d", mixed, 9, S) if r.band == "top"]
+
+
 def _sized(text, page, y0, y1, size, kind="paragraph"):
     meta = (*META, ("font_size", str(size)))
     return Block(kind, text, page=page, bbox=BBox(72, y0, 540, y1), meta=meta)

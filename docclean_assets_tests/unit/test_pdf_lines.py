@@ -4,7 +4,7 @@ line and a neighbouring column at an offset baseline does not pull rows together
 from __future__ import annotations
 
 from docclean_assets.extract.pdf.chars import Char
-from docclean_assets.extract.pdf.lines import chars_to_words
+from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 PAGE_H = 800.0
@@ -67,3 +67,39 @@ def test_an_accent_drawn_over_its_letter_is_composed_with_it():
     assert words == ["Ján", "č", "naïv"]
     # an accent beside a letter, not over it, stays a character of its own
     assert [w.text for w in chars_to_words([glyph("a", 50, 55, 0), glyph("^", 55.2, 60, 1)], PdfSettings())] == ["a^"]
+
+
+def _lines(chars: list[Char]) -> list[str]:
+    s = PdfSettings()
+    return [ln.text for ln in words_to_lines(chars_to_words(chars, s), s)]
+
+
+def test_a_drop_cap_opens_the_first_line_beside_it():
+    # a 3-line initial "O" (31.7 pt) beside 8.5 pt lines 10 pt apart, its baseline on the third line's
+    cap = [Char("O", 165.7, PAGE_H - 181.2 - 24.0, 191.8, PAGE_H - 181.2 + 6.0, 31.7, "Helvetica", 0.0,
+                165.7, 181.2, 0.0, 0, 26.0)]
+    one = _chars("ver the past three decades", 192.8, 201.0, 8.5, seq=10)
+    two = _chars("pressure from the outside", 192.8, 191.0, 8.5, seq=100)
+    three = _chars("sations and the others", 192.8, 180.8, 8.5, seq=200)
+    assert _lines(cap + one + two + three) == ["Over the past three decades", "pressure from the outside",
+                                              "sations and the others"]
+
+
+def test_a_superscript_joins_the_line_it_is_raised_from_not_one_it_barely_touches():
+    # a drop cap stretches one row over three lines (A over B over C); "2 3" rise 3.3 pt above A's
+    # "century." and overlap one glyph of B and two of C: A is the line they are raised from, though
+    # B, larger, is the first line they do not collide with
+    cap = [Char("O", 20.0, PAGE_H - 181.2 - 24.0, 46.0, PAGE_H - 181.2 + 6.0, 31.7, "Helvetica", 0.0,
+                20.0, 181.2, 0.0, 0, 26.0)]
+    a = _chars("century.", 440.0, 190.9, 8.5, seq=10)
+    sup = _chars("2", 474.0, 194.2, 4.26, seq=40) + _chars("3", 478.9, 194.2, 4.26, seq=41)
+    b = _chars("abcdefghijklmno", 412.25, 180.8, 8.5, seq=50)
+    c = _chars("pqrstuvwxyzabcdefghijklmnopqrs", 380.0, 170.7, 8.5, seq=100)
+    texts = _lines(cap + a + sup + b + c)
+    assert "century.2 3" in texts and "abcdefghijklmno" in texts
+
+
+def test_display_type_beside_small_text_is_no_drop_cap():
+    title = _chars("BIG", 50.0, 500.0, 30.0)
+    small = _chars("a note in small type beside it", 200.0, 500.0, 8.0, seq=50)
+    assert any(t.startswith("BIG") for t in _lines(title + small))  # not B, I and G as three initials

@@ -142,13 +142,23 @@ def test_row_align_em_decides_which_blocks_share_a_row() -> None:
 # ---- tables.py
 
 
+_GRID = [(100.0, 100.0, 200.0, 120.0), (200.0, 100.0, 300.0, 120.0),
+         (100.0, 120.0, 200.0, 140.0), (200.0, 120.0, 300.0, 140.0)]
+
+
 def test_table_ruled_min_filled_cells_decides_panel_or_table() -> None:
-    boxes = [(100.0, 100.0, 200.0, 120.0), (200.0, 100.0, 300.0, 120.0),
-             (100.0, 120.0, 200.0, 140.0), (200.0, 120.0, 300.0, 140.0)]
-    chars = [_char("x", 110, 105)]  # text in one cell only
-    assert cells_to_grid(boxes, chars, S) is None
-    found = cells_to_grid(boxes, chars, replace(S, table_ruled_min_filled_cells=1))
+    chars = [_char("x", 110, 105), _char("y", 210, 125)]  # text in two cells, on the diagonal
+    found = cells_to_grid(_GRID, chars, S)
     assert found is not None and found[0].nrows == 2 and found[0].ncols == 2
+    assert cells_to_grid(_GRID, chars, replace(S, table_ruled_min_filled_cells=3)) is None
+
+
+def test_table_min_rows_counts_rows_holding_text() -> None:
+    """Card frames a few points apart snap into a grid of two rows; text in one of them is no table."""
+    chars = [_char("x", 110, 105), _char("y", 210, 105)]  # both cells of the first row
+    assert cells_to_grid(_GRID, chars, S) is None
+    found = cells_to_grid(_GRID, chars, replace(S, table_min_rows=1))
+    assert found is not None and found[0].nrows == 2
 
 
 # ---- table_grid.py

@@ -27,6 +27,9 @@ class PBlock:
     extra: tuple[tuple[str, str], ...] = ()
     anchor_to: PBlock | None = None  # the body block an aside (call-out, margin note, pull quote) refers to
     parts: Sequence[PBlock] | None = None  # an aside built from several paragraphs: its text keeps their breaks
+    # raised runs left out of `text` (footnote reference markers): (line, word, run) indexes into
+    # `lines` and their words' `raised` runs; `marked_text` keeps them
+    unmarked: frozenset[tuple[int, int, int]] = frozenset()
     box: InitVar[Box | None] = None  # the block's frame when it is not its lines' (a table's, a panel's)
     x0: float = field(init=False)
     top: float = field(init=False)
@@ -69,7 +72,18 @@ class PBlock:
     def text(self) -> str:
         if self.parts:
             return "\n".join(p.text for p in self.parts)
-        return join_lines([ln.text for ln in self.lines])
+        if not self.unmarked:
+            return join_lines([ln.text for ln in self.lines])
+        cut: dict[int, set[tuple[int, int]]] = {}
+        for i, j, k in self.unmarked:
+            cut.setdefault(i, set()).add((j, k))
+        return join_lines([ln.text_without(frozenset(cut[i])) if i in cut else ln.text
+                           for i, ln in enumerate(self.lines)])
+
+    @property
+    def marked_text(self) -> str:
+        """The text with every raised run, footnote markers included, as drawn."""
+        return replace(self, box=(self.x0, self.top, self.x1, self.bottom), unmarked=frozenset()).text
 
 
 def join_lines(texts: list[str]) -> str:

@@ -24,7 +24,7 @@ from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import Char, PageContent, PageInfo, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
-from docclean_assets.extract.pdf.footnotes import page_footnotes
+from docclean_assets.extract.pdf.footnotes import count_notes, notes_to_links, page_footnotes
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Line, Word, chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
@@ -180,9 +180,11 @@ def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
     ]
     if info.turn:  # bbox and page size are in the page turned so that its text is upright
         meta.insert(2, (PAGE_TURN_META, str(info.turn)))
+    text = b.text
     return Block(
         kind=b.kind,
-        text=b.text,
+        text=text,
+        orig_text=b.marked_text if b.unmarked else None,
         page=info.number,
         bbox=BBox(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)),
         drop_reason=b.drop_reason,
@@ -237,7 +239,7 @@ def _extract_text_layer(data: bytes, settings: Settings) -> tuple[Extraction, li
     for order, layout in zip(orders, layouts, strict=True):
         report.unresolved_regions += order.unresolved
         report.columns = max(report.columns, order.columns)
-        report.footnotes += sum(1 for a, b in zip(order.order, order.footnotes, strict=True) if a is not b)
+        report.footnotes += count_notes(order.footnotes)
         if layout.reversed_chars:
             report.flag("reversed_text")
     captions = [o.captions for o in orders]
@@ -255,7 +257,8 @@ def _extract_text_layer(data: bytes, settings: Settings) -> tuple[Extraction, li
 
 
 class PageOrder(NamedTuple):
-    """One page's stages after kinds: reading order, footnotes, asides placed, captions linked."""
+    """One page's stages after kinds: reading order, footnotes (one block per note, linked to the
+    block holding its marker), asides placed, captions linked."""
 
     order: list[PBlock]
     footnotes: list[PBlock]
@@ -268,7 +271,7 @@ class PageOrder(NamedTuple):
 def _page_order(page: PageContent, layout: PageLayout, blocks: list[PBlock], body: float, s: PdfSettings) -> PageOrder:
     """The page's labelled blocks through reading order, footnotes, asides and captions."""
     ordered, ncols, unresolved = blocks_to_reading_order(blocks, layout.gutters, s)
-    noted = page_footnotes(ordered, page.info, body, s)
+    noted = notes_to_links(page_footnotes(ordered, page.info, body, s))
     placed = place_asides(noted, layout.asides, s)
     [captioned] = _relabelled([placed], [captions_to_links(placed, page.graphics, body, s)])
     return PageOrder(ordered, noted, placed, captioned, ncols, unresolved)

@@ -4,10 +4,17 @@ A column's footnote run starts in the lower part of the page, is set smaller tha
 size, begins with a marker (a number, *, dagger, or a raised smaller first glyph), and sits directly
 below a body paragraph of that column. Reference lists in small type (no body paragraph directly
 above them) and figure captions (no marker) are therefore not footnotes.
+
+Then (`notes_to_links`) a run set without space between its notes is split into one block per
+note, and each note is linked to the block that holds its reference: the first superscript run on
+the page, in reading order, that reads as the note's marker. That run leaves the holder's text
+(`PBlock.unmarked`; the Block's `orig_text` keeps it) and the note is anchored to the holder.
 """
 from __future__ import annotations
 
 import re
+
+from dataclasses import replace
 
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
@@ -15,7 +22,14 @@ from docclean_assets.extract.pdf.settings import PdfSettings
 
 # A marker, then either a space and text or a letter directly ("3https://...", "1 The ..."); "16:21" is
 # no marker.
-_MARKER = re.compile(r"^\s*(\d{1,3}|[*†‡§¶#∗]+|\(\d{1,3}\)|\[\d{1,3}\])(\s+\S|[^\W\d_])")
+# "1." and "*)" as house styles set a note's own marker; "1.5 mm" is no marker.
+_MARKER = re.compile(r"^\s*(\d{1,3}|[*†‡§¶#∗]+|\(\d{1,3}\)|\[\d{1,3}\])[.)]?(\s+\S|[^\W\d_])")
+_SYMBOLS = "*∗†‡§¶#"
+# A reference: one marker or several ("1,2", "3–5" names its ends), nothing else.
+_REFERENCE = re.compile(r"[0-9]{1,3}|[*∗†‡§¶#]{1,3}")
+_REF_SEPARATORS = re.compile(r"[,–-]")
+# Blocks whose superscripts may be footnote references.
+_HOLDERS = ("paragraph", "list_item", "heading", "title", "caption")
 
 
 def _has_marker(b: PBlock, s: PdfSettings) -> bool:
@@ -71,10 +85,126 @@ def page_footnotes(ordered: list[PBlock], info: PageInfo, body: float, settings:
         for b in seq[start:]:
             if b.column != seq[start].column:
                 continue
+            if sum(ch.isalpha() for ch in b.text) < settings.footnote_min_letters:
+                continue  # a page number or a lone mark below the notes: furniture, not a note
             if b.size > small or kind(b) not in ("paragraph", "list_item", "footnote"):
                 break
+            if b.size != seq[start].size and not _has_marker(b, settings):
+                break  # a page's notes share one size: other small print below them (a colophon) is no note
             if b.top - prev.bottom > settings.footnote_run_max_gap_em * body:
                 break
             notes.add(id(b))
             prev = b
     return [b.relabel(kind="footnote") if id(b) in notes and b.kind != "footnote" else b for b in ordered]
+
+
+def _bare(marker: str) -> str:
+    """A marker without its brackets, the asterisk operator read as an asterisk."""
+    return marker.strip("()[]").replace("∗", "*")
+
+
+def note_marker(b: PBlock, line: int = 0) -> tuple[str, bool] | None:
+    """The marker line `line` of a note starts with and whether it is raised: its first word's
+    leading superscript run, else a number or symbol before its text."""
+    ln = b.lines[line]
+    if ln.words:
+        w = ln.words[0]
+        if w.raised and w.raised[0][0] == 0:
+            return _bare(w.text[:w.raised[0][1]]), True
+    m = _MARKER.match(ln.text)
+    return (_bare(m.group(1)), False) if m else None
+
+
+def _starts_note(current: str | None, found: tuple[str, bool] | None) -> bool:
+    """Whether a line of a note run opens the next note: a raised marker, the next number, or
+    another symbol (a wrapped line starting with "12 people" inside note 3 does not)."""
+    if found is None:
+        return False
+    marker, raised = found
+    if raised:
+        return marker != current
+    if current is None:
+        return False
+    if marker.isdigit() and current.isdigit():
+        return int(marker) == int(current) + 1
+    return marker[0] in _SYMBOLS and current[0] in _SYMBOLS and marker != current
+
+
+def _split_notes(b: PBlock) -> list[PBlock]:
+    """A footnote block as one block per note it holds (notes set without space between them)."""
+    first = note_marker(b)
+    current = first[0] if first else None
+    starts = [0]
+    for i in range(1, len(b.lines)):
+        found = note_marker(b, i)
+        if _starts_note(current, found):
+            starts.append(i)
+            current = found[0] if found else current
+    if len(starts) == 1:
+        return [b]
+    ends = [*starts[1:], len(b.lines)]
+    return [replace(b, lines=b.lines[a:e]) for a, e in zip(starts, ends, strict=True)]
+
+
+def _reference(text: str, before: str) -> list[str] | None:
+    """The markers a superscript run names, or None when it is no reference: an exponent (after a
+    digit or a one-letter symbol: "10²", "x²") or anything but markers and separators."""
+    if before[-1:].isdigit() or (len(before) == 1 and before.isalpha()):
+        return None
+    tokens = [t.strip() for t in _REF_SEPARATORS.split(text)]
+    if not tokens or not all(_REFERENCE.fullmatch(t) for t in tokens):
+        return None
+    return [_bare(t) for t in tokens]
+
+
+def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
+    """The page's blocks (reading order, footnotes labelled) with notes split one per block, each
+    anchored to the block holding its reference, whose text loses that superscript marker."""
+    blocks = [n for b in ordered for n in (_split_notes(b) if b.kind == "footnote" else [b])]
+    notes: dict[str, PBlock] = {}
+    for b in blocks:
+        found = note_marker(b) if b.kind == "footnote" else None
+        if found is not None:
+            notes.setdefault(found[0], b)
+    holder_of: dict[str, PBlock] = {}
+    cuts: dict[int, set[tuple[int, int, int]]] = {}
+    for b in blocks:
+        if b.kind not in _HOLDERS or b.drop_reason is not None:
+            continue
+        for i, ln in enumerate(b.lines):
+            for j, w in enumerate(ln.words):
+                for k, (a, e) in enumerate(w.raised):
+                    refs = _reference(w.text[a:e], w.text[:a])
+                    if not refs or any(r not in notes or r in holder_of for r in refs):
+                        continue
+                    holder_of.update(dict.fromkeys(refs, b))
+                    cuts.setdefault(id(b), set()).add((i, j, k))
+    if not notes:
+        return blocks
+    new: dict[int, PBlock] = {}
+    for b in blocks:
+        if id(b) in cuts:
+            refs = [r for r, h in holder_of.items() if h is b]
+            new[id(b)] = b.relabel(unmarked=frozenset(cuts[id(b)]), extra=(*b.extra, ("footnote_refs", " ".join(refs))))
+    out = []
+    for b in blocks:
+        found = note_marker(b) if b.kind == "footnote" else None
+        if found is None:
+            out.append(new.get(id(b), b))
+            continue
+        holder = holder_of.get(found[0])
+        extra = (*b.extra, ("note", "footnote"), ("marker", found[0]))
+        out.append(b.relabel(extra=extra, anchor_to=None if holder is None else new[id(holder)]))
+    return out
+
+
+def count_notes(blocks: list[PBlock]) -> int:
+    """Footnotes on a page: blocks that open a note (a marker), and markerless footnote blocks
+    that do not continue the footnote before them."""
+    count, prev = 0, None
+    for b in blocks:
+        opens = any(key == "marker" for key, _ in b.extra)
+        if b.kind == "footnote" and (opens or prev is None or prev.kind != "footnote"):
+            count += 1
+        prev = b
+    return count

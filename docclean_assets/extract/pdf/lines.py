@@ -24,6 +24,9 @@ class Word(NamedTuple):
     bold: int  # number of chars set in a bold font
     row: int  # index of the row (shared vertical band) the word was found in
     first_size: float  # font size of the first char (superscript footnote markers are smaller)
+    # (start, end) offsets in `text` of runs set smaller and raised above the row's baseline
+    # (superscripts: footnote reference markers, exponents); see `script_spans`
+    raised: tuple[tuple[int, int], ...] = ()
 
 
 class Line(NamedTuple):
@@ -38,6 +41,19 @@ class Line(NamedTuple):
     n: int
     bold: int
     words: tuple[Word, ...]
+
+    def text_without(self, spans: frozenset[tuple[int, int]]) -> str:
+        """The line's text with the given raised runs ((word index, run index)) left out."""
+        texts = []
+        for j, w in enumerate(self.words):
+            t, cut = w.text, 0
+            for k, (a, b) in enumerate(w.raised):
+                if (j, k) in spans:
+                    t = t[:a - cut] + t[b - cut:]
+                    cut += b - a
+            if t:
+                texts.append(t)
+        return visual_to_logical(" ".join(texts))
 
 
 def _rows(chars: list[Char], settings: PdfSettings) -> list[list[Char]]:
@@ -81,25 +97,70 @@ def _baseline_groups(row: list[Char], em: float) -> list[list[Char]]:
 
 
 def _split_collisions(row: list[Char], settings: PdfSettings) -> list[list[Char]]:
-    """The row as one row per line: baseline groups join, largest first, the first line they do not
-    overlap horizontally (sub- and superscripts, a neighbouring column); a group that overlaps every
-    line so far starts its own. Top line first."""
+    """The row as one row per line: baseline groups join, largest first, the line with the nearest
+    baseline among those they do not overlap horizontally (sub- and superscripts, a neighbouring
+    column); a group that overlaps every line so far starts its own. Top line first.
+
+    Nearest, not first: a row stretched over three lines by a drop cap holds a superscript pair
+    that overlaps one glyph of the line below it; it belongs to the line it is raised from."""
+    caps = _drop_caps(row, settings)
+    if caps:  # each its own row; `_attach_drop_caps` puts it before the line it opens
+        rest = [c for c in row if all(c is not cap for cap in caps)]
+        out = [*_split_collisions(rest, settings), *([cap] for cap in caps)]
+        return sorted(out, key=lambda chars: -sum(c.oy * c.size for c in chars) / sum(c.size for c in chars))
     groups = _baseline_groups(row, settings.baseline_group_em)
     if len(groups) == 1:
         return [row]
-    lines: list[tuple[list[Char], list[tuple[float, float]]]] = []  # chars, their sorted x-spans
+    lines: list[tuple[list[Char], list[tuple[float, float]], float]] = []  # chars, sorted x-spans, baseline
     for group in sorted(groups, key=len, reverse=True):
         spans = sorted((c.x0, c.x1) for c in group if not c.text.isspace())
-        home = next((line for line in lines if not _collide(spans, line[1], settings)), None)
-        if home is None:
-            lines.append((list(group), spans))
-        else:
-            home[0].extend(group)
-            home[1][:] = sorted(home[1] + spans)
+        base = group[len(group) // 2].oy
+        free = [line for line in lines if not _collide(spans, line[1], settings)]
+        if not free:
+            lines.append((list(group), spans, base))
+            continue
+        home = min(free, key=lambda line: abs(line[2] - base))
+        home[0].extend(group)
+        home[1][:] = sorted(home[1] + spans)
     if len(lines) == 1:
         return [row]
-    out = [sorted(chars, key=lambda c: -c.oy) for chars, _ in lines]
+    out = [sorted(chars, key=lambda c: -c.oy) for chars, _, _ in lines]
     return sorted(out, key=lambda chars: -sum(c.oy * c.size for c in chars) / sum(c.size for c in chars))
+
+
+def _drop_caps(row: list[Char], s: PdfSettings) -> list[Char]:
+    """Lone letters of the row set at least `drop_cap_min_size_ratio` times its most common size:
+    initials sunk into the first lines of a paragraph (a word of such letters is display type)."""
+    sizes = Counter(round(c.size, 1) for c in row if not c.text.isspace())
+    if len(row) < 2 or not sizes:
+        return []
+    text = sizes.most_common(1)[0][0]
+    big = [c for c in row if not c.text.isspace() and c.size >= s.drop_cap_min_size_ratio * text]
+
+    def alone(c: Char) -> bool:
+        return all(o is c or o.x0 > c.x1 + (c.x1 - c.x0) or o.x1 < c.x0 - (c.x1 - c.x0) for o in big)
+
+    return [c for c in big if c.text.isalpha() and alone(c)]
+
+
+def _attach_drop_caps(lines: list[Line], s: PdfSettings) -> list[Line]:
+    """Each drop cap (a line of one letter set `drop_cap_min_size_ratio` times the size of the lines
+    beside it) joined to the front of the line it opens: of the lines beside the cap starting at
+    most `drop_cap_max_gap_em` of their size to its right, the one whose top is nearest the cap's."""
+    out = list(lines)
+    for cap in [ln for ln in lines if ln.n == 1 and ln.text.isalpha()]:
+        near = [ln for ln in out if ln is not cap and ln.size * s.drop_cap_min_size_ratio <= cap.size
+                and 0 <= ln.x0 - cap.x1 <= s.drop_cap_max_gap_em * ln.size and ln.bottom > cap.top and ln.top < cap.bottom]
+        if not near:
+            continue
+        host = min(near, key=lambda ln: abs(ln.top - cap.top))
+        first = host.words[0]
+        if first.x0 - cap.x1 <= s.word_gap_em * first.size:
+            words = [_join_words(cap.words[0]._replace(size=first.size), first), *host.words[1:]]
+        else:
+            words = [cap.words[0], *host.words]
+        out = [make_line(words) if ln is host else ln for ln in out if ln is not cap]
+    return sorted(out, key=lambda ln: (ln.top, ln.x0))
 
 
 def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]], settings: PdfSettings) -> bool:
@@ -152,11 +213,32 @@ def _word_text(chars: list[Char]) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
-def _word(chars: list[Char], row: int, step: float) -> Word:
-    """The chars as one word; its size is their modal size rounded to `step` points."""
-    sizes = Counter(size_key(c.size, step) for c in chars)
+def script_spans(chars: list[Char], base: tuple[float, float], s: PdfSettings) -> tuple[tuple[int, int], ...]:
+    """Offsets of the runs of `chars` that are superscripts of their row: set at most
+    `raised_max_size_fraction` of the row's modal size and raised at least `script_min_rise_em` of
+    it above the row's baseline (`base`: that baseline and size)."""
+    oy, size = base
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for c in chars:
+        end = pos + len(c.text)
+        if c.size <= s.raised_max_size_fraction * size and c.oy - oy >= s.script_min_rise_em * size:
+            if spans and spans[-1][1] == pos:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((pos, end))
+        pos = end
+    return tuple(spans)
+
+
+def _word(chars: list[Char], row: int, base: tuple[float, float], s: PdfSettings) -> Word:
+    """The chars as one word; its size is their modal size rounded to `size_step_pt` points.
+    Raised runs are only told where no accent was composed (offsets then match the chars)."""
+    sizes = Counter(size_key(c.size, s.size_step_pt) for c in chars)
+    text = _word_text(chars)
+    raised = script_spans(chars, base, s) if len(text) == sum(len(c.text) for c in chars) else ()
     return Word(
-        _word_text(chars),
+        text,
         min(c.x0 for c in chars),
         min(c.top for c in chars),
         max(c.x1 for c in chars),
@@ -166,7 +248,18 @@ def _word(chars: list[Char], row: int, step: float) -> Word:
         sum(1 for c in chars if is_bold_font(c.fontname)),
         row,
         chars[0].size,
+        raised,
     )
+
+
+def _row_base(row: list[Char], step: float) -> tuple[float, float]:
+    """The row's baseline and size: the median origin of the chars set in its most common size."""
+    sizes = Counter(size_key(c.size, step) for c in row if not c.text.isspace())
+    if not sizes:
+        return row[0].oy, row[0].size
+    key = sizes.most_common(1)[0][0]
+    main = sorted(c.oy for c in row if not c.text.isspace() and size_key(c.size, step) == key)
+    return main[len(main) // 2], key
 
 
 def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
@@ -175,14 +268,15 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
     Overprinted duplicates (fake bold: the same glyph again within `duplicate_char_em`) are dropped.
     """
     words: list[Word] = []
-    split_em, step = settings.word_gap_em, settings.size_step_pt
+    split_em = settings.word_gap_em
     for r, row in enumerate(_rows(chars, settings)):
         row.sort(key=lambda c: (c.x0, c.seq))
+        base = _row_base(row, settings.size_step_pt)
         cur: list[Char] = []
         for c in row:
             if c.text.isspace():
                 if cur:
-                    words.append(_word(cur, r, step))
+                    words.append(_word(cur, r, base, settings))
                     cur = []
                 continue
             if cur:
@@ -191,11 +285,11 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
                 if c.text == p.text and abs(c.x0 - p.x0) < tol and abs(c.top - p.top) < tol:
                     continue
                 if c.x0 - p.x1 > split_em * min(c.size, p.size):
-                    words.append(_word(cur, r, step))
+                    words.append(_word(cur, r, base, settings))
                     cur = []
             cur.append(c)
         if cur:
-            words.append(_word(cur, r, step))
+            words.append(_word(cur, r, base, settings))
     return words
 
 
@@ -243,7 +337,7 @@ def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
             cur.append(w)
         lines.append(make_line(cur))
     lines.sort(key=lambda ln: (ln.top, ln.x0))
-    return _attach_raised(lines, settings)
+    return _attach_raised(_attach_drop_caps(lines, settings), settings)
 
 
 def _gap_supported(rows: list[list[Word]], r: int, p: Word, w: Word, size: float, s: PdfSettings) -> bool:
@@ -275,9 +369,16 @@ def _gap_supported(rows: list[list[Word]], r: int, p: Word, w: Word, size: float
 
 
 def _join_words(a: Word, b: Word) -> Word:
+    shift = len(a.text)
+    raised = [*a.raised]
+    for x, y in b.raised:
+        if raised and raised[-1][1] == x + shift:
+            raised[-1] = (raised[-1][0], y + shift)
+        else:
+            raised.append((x + shift, y + shift))
     return Word(
         a.text + b.text, min(a.x0, b.x0), min(a.top, b.top), max(a.x1, b.x1), max(a.bottom, b.bottom),
-        a.size if a.n >= b.n else b.size, a.n + b.n, a.bold + b.bold, a.row, a.first_size,
+        a.size if a.n >= b.n else b.size, a.n + b.n, a.bold + b.bold, a.row, a.first_size, tuple(raised),
     )
 
 
@@ -307,7 +408,9 @@ def _attach_raised(lines: list[Line], s: PdfSettings) -> list[Line]:
             if ov >= s.raised_min_overlap_fraction * h and hgap <= s.raised_max_gap_em * cand.size and ov > best_ov:
                 best, best_ov = j, ov
         if best is not None and best not in absorbed.get(i, ()):  # no chains
-            absorbed.setdefault(best, []).extend(ln.words)
+            host = lines[best]
+            up = host.bottom - ln.bottom >= s.script_min_rise_em * host.size  # a superscript, not a subscript
+            absorbed.setdefault(best, []).extend(w._replace(raised=((0, len(w.text)),)) if up else w for w in ln.words)
             gone.add(i)
     if not gone:
         return lines

@@ -19,6 +19,7 @@ import numpy as np
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
 from docclean_assets.extract.pdf.chars import Char, PageInfo
 from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.pdf.labels import follows, list_label
 from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.settings import PdfSettings
 
@@ -318,8 +319,55 @@ def place_asides(ordered: list[PBlock], asides: list[PBlock], settings: PdfSetti
             lead.append(a)
         else:
             after.setdefault(k, []).append(a.relabel(anchor_to=ordered[k]))
-    out = list(lead)
+    out = _aside_order(lead, settings)
     for i, b in enumerate(ordered):
         out.append(b)
-        out.extend(after.get(i, ()))
+        out.extend(_aside_order(after.get(i, []), settings))
     return out
+
+
+def _aside_order(asides: list[PBlock], s: PdfSettings) -> list[PBlock]:
+    """Asides placed after one block, in the order their own enumerators give (numbered cards:
+    "1." ... "4.", whether the grid is numbered across or down), else read like text columns."""
+    return _numbered(asides) or _read_like_columns(asides, s)
+
+
+def _numbered(asides: list[PBlock]) -> list[PBlock] | None:
+    """The asides sorted by their enumerators, when each opens with one and so sorted each follows
+    the one before ("2." after "1."); else None."""
+    if len(asides) < 2:
+        return None
+    labels = [list_label(min(a.lines, key=lambda ln: (ln.top, ln.x0)).text) if a.lines else None for a in asides]
+    if any(label is None or label.kind == "bullet" for label in labels):
+        return None
+    pairs = sorted(zip(labels, asides, strict=True), key=lambda p: p[0].value)  # type: ignore[union-attr]
+    if all(follows(a, b) for (a, _), (b, _) in zip(pairs, pairs[1:])):
+        return [a for _, a in pairs]
+    return None
+
+
+def _bands(asides: list[PBlock], lo: str, hi: str, slack: float) -> list[list[PBlock]]:
+    """The asides in groups along one axis (fields `lo`, `hi`), split where no aside crosses."""
+    groups: list[list[PBlock]] = []
+    end = float("-inf")
+    for a in sorted(asides, key=lambda b: getattr(b, lo)):
+        if groups and getattr(a, lo) < end - slack:
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+        end = max(end, getattr(a, hi)) if len(groups[-1]) > 1 else getattr(a, hi)
+    return groups
+
+
+def _read_like_columns(asides: list[PBlock], s: PdfSettings) -> list[PBlock]:
+    """Asides in reading order as text columns are read: stacks of panels side by side, each top to
+    bottom, left to right; a panel spanning the stacks divides them into bands read top to bottom."""
+    if len(asides) < 2:
+        return list(asides)
+    stacks = _bands(asides, "x0", "x1", s.aside_column_overlap_pt)
+    if len(stacks) > 1:
+        return [a for stack in stacks for a in _read_like_columns(stack, s)]
+    bands = _bands(asides, "top", "bottom", 0.0)
+    if len(bands) > 1:
+        return [a for band in bands for a in _read_like_columns(band, s)]
+    return sorted(asides, key=lambda b: (b.top, b.x0))

@@ -73,6 +73,13 @@ class PdfSettings:
     # row's tolerance: a table's small-type rows beside a larger column, read as one row, interleaved
     # their characters ("REexvpeennusee"). One glyph is an accent drawn raised over its letter.
     baseline_group_em: float = 0.1
+    # A drop cap: a lone letter set at least this many times its row's most common size (an initial
+    # sunk into two lines is ~2.7x their size, its cap height spanning a leading plus a cap height;
+    # a BMJ article's 3-line "O" is 3.7x, 31.7 pt over 8.5 pt) is read as the first letter of the
+    # line starting at most `drop_cap_max_gap_em` of that line's size to its right whose top is
+    # nearest the cap's. A word of big letters beside small text is display type, not a cap.
+    drop_cap_min_size_ratio: float = 2.5
+    drop_cap_max_gap_em: float = 1.0
     row_collision_overlap: Fraction = 0.5
     row_collision_chars: int = 2
     # A horizontal gap wider than this many em starts a new word. A LaTeX Times interword space
@@ -112,6 +119,11 @@ class PdfSettings:
     raised_min_overlap_fraction: Fraction = 0.3
     raised_max_gap_em: float = 0.5
     raised_search_em: float = 2.0
+    # A run of such smaller type is a superscript (a footnote reference marker, an exponent) when its
+    # baseline is at least this many em (of the row's main size) above the row's baseline. LaTeX
+    # raises footnote marks ~0.36 em and Word superscripts ~0.33 em; a subscript or a baseline
+    # wobble of a few hundredths of an em is neither (calibrated on those two and the corpus PDFs).
+    script_min_rise_em: float = 0.15
 
     # ---- blocks (blocks.py): lines to paragraphs
     # Vertical gap between lines, in multiples of the line's font size, above which a new paragraph
@@ -183,7 +195,7 @@ class PdfSettings:
     # joined across gaps up to `table_join_tolerance_pt`, and cross within
     # `table_intersection_tolerance_pt` (pdfplumber's defaults, 3 pt, suit Word, LaTeX and report
     # tables of the corpus); edges shorter than `table_edge_min_length_pt` are dropped. A ruled grid
-    # needs `table_min_rows` x `table_min_cols` cells and must hold at least
+    # needs `table_min_rows` x `table_min_cols` cells (rows and columns holding text) and must hold at least
     # `table_ruled_min_cell_share` of the chars inside its frame (coloured cell backgrounds that cover
     # part of a table do not make a grid of it: discoverworld table 4).
     table_snap_tolerance_pt: float = 3.0
@@ -335,6 +347,11 @@ class PdfSettings:
     # An aside goes after a body block ending at most this many points below the aside's top edge
     # (rounding of boxes: a panel drawn flush with the paragraph above it; historical default).
     aside_anchor_tolerance_pt: float = 1.0
+    # Asides placed after the same block are read like text columns: a stack of panels is read top
+    # to bottom before the stack to its right. Two panels whose x-ranges overlap by at most this many
+    # points are side by side (card frames with drop shadows overlap their neighbour by 1-2 pt in
+    # olmOCR's mathfuncs pages; pdfplumber's 3 pt snap tolerance).
+    aside_column_overlap_pt: float = 3.0
 
     # ---- pull quotes (pullquotes.py)
     # Pull quotes: display text set at least this factor above the body's modal size, of at least

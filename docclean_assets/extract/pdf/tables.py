@@ -142,6 +142,10 @@ def cells_to_grid(boxes: list[Box], chars: list[Char], s: PdfSettings) -> tuple[
         held += mem
     if sum(1 for c in cells if c.text) < s.table_ruled_min_filled_cells:  # one box of text is a panel
         return None
+    # The size minimum counts rows and columns holding text: boxes drawn a few points apart (cards
+    # with drop shadows) snap into a grid whose extra rows and columns are empty slivers.
+    if len({c.row for c in cells if c.text}) < s.table_min_rows or len({c.col for c in cells if c.text}) < s.table_min_cols:
+        return None
     return Grid(cells, nrows, ncols, frame, "ruled"), lines, held
 
 
