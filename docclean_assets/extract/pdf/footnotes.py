@@ -157,15 +157,9 @@ def _reference(text: str, before: str) -> list[str] | None:
     return [_bare(t) for t in tokens]
 
 
-def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
-    """The page's blocks (reading order, footnotes labelled) with notes split one per block, each
-    anchored to the block holding its reference, whose text loses that superscript marker."""
-    blocks = [n for b in ordered for n in (_split_notes(b) if b.kind == "footnote" else [b])]
-    notes: dict[str, PBlock] = {}
-    for b in blocks:
-        found = note_marker(b) if b.kind == "footnote" else None
-        if found is not None:
-            notes.setdefault(found[0], b)
+def _references(blocks: list[PBlock], notes: dict[str, PBlock]) -> tuple[dict[str, PBlock], dict[int, set]]:
+    """For each marker of `notes`, the block holding its first reference in reading order, and per
+    holder (by id) the superscript runs to cut: (line, word, run) indexes."""
     holder_of: dict[str, PBlock] = {}
     cuts: dict[int, set[tuple[int, int, int]]] = {}
     for b in blocks:
@@ -175,17 +169,26 @@ def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
             for j, w in enumerate(ln.words):
                 for k, (a, e) in enumerate(w.raised):
                     refs = _reference(w.text[a:e], w.text[:a])
-                    if not refs or any(r not in notes or r in holder_of for r in refs):
-                        continue
-                    holder_of.update(dict.fromkeys(refs, b))
-                    cuts.setdefault(id(b), set()).add((i, j, k))
+                    if refs and all(r in notes and r not in holder_of for r in refs):
+                        holder_of.update(dict.fromkeys(refs, b))
+                        cuts.setdefault(id(b), set()).add((i, j, k))
+    return holder_of, cuts
+
+
+def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
+    """The page's blocks (reading order, footnotes labelled) with notes split one per block, each
+    anchored to the block holding its reference, whose text loses that superscript marker."""
+    blocks = [n for b in ordered for n in (_split_notes(b) if b.kind == "footnote" else [b])]
+    notes: dict[str, PBlock] = {}
+    for b in blocks:
+        if b.kind == "footnote" and (found := note_marker(b)) is not None:
+            notes.setdefault(found[0], b)
     if not notes:
         return blocks
-    new: dict[int, PBlock] = {}
-    for b in blocks:
-        if id(b) in cuts:
-            refs = [r for r, h in holder_of.items() if h is b]
-            new[id(b)] = b.relabel(unmarked=frozenset(cuts[id(b)]), extra=(*b.extra, ("footnote_refs", " ".join(refs))))
+    holder_of, cuts = _references(blocks, notes)
+    new = {id(b): b.relabel(unmarked=frozenset(cuts[id(b)]),
+                            extra=(*b.extra, ("footnote_refs", " ".join(r for r, h in holder_of.items() if h is b))))
+           for b in blocks if id(b) in cuts}
     out = []
     for b in blocks:
         found = note_marker(b) if b.kind == "footnote" else None
