@@ -84,3 +84,37 @@ def test_a_generated_page_of_numbered_and_bulleted_items():
     assert items == [("1. Review the plan and note what changed since the spring survey of the harbour walls.", "1."),
                      ("2. Flag any risk to the board in writing.", "2."), ("3. Send the minutes to every member.", "3."),
                      ("\u2022 the tide tables", "\u2022"), ("\u2022 the survey drawings", "\u2022")]
+
+
+def test_labels_drawn_apart_from_their_text_stay_with_their_item():
+    """Word and LaTeX draw a bullet or number as its own text object at the list's indent and the
+    text a tab further: the labels of the next items line up like a table column, yet each label
+    stays with its item and the items stay apart (before: the bullets alone, the items merged)."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    from docclean_assets.extract.api import extract_document
+    from docclean_assets.extract.settings import Settings
+
+    items = [["Review the draft with the whole team before", "the meeting starts and note every question."],
+             ["Flag the sections that need legal review."], ["Send the final version to the board."]]
+    for label, tab in (("\u2022", 18.0), ("\u2013", 24.0), ("#.", 18.0)):
+        buf = io.BytesIO()
+        c = canvas.Canvas(buf, pagesize=A4)
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 720, "Before the meeting, please do the following:")
+        y = 700.0
+        for k, lines in enumerate(items, 1):
+            c.drawString(90, y, label.replace("#", str(k)))
+            for text in lines:
+                c.drawString(90 + tab, y, text)
+                y -= 14
+        c.drawString(72, y - 10, "Thank you for your help.")
+        c.save()
+        blocks = extract_document(buf.getvalue(), "pdf", Settings()).blocks
+        got = [(b.kind, b.text) for b in blocks]
+        want = [("list_item", f"{label.replace('#', str(k))} {' '.join(lines)}") for k, lines in enumerate(items, 1)]
+        assert got == [("paragraph", "Before the meeting, please do the following:"), *want,
+                       ("paragraph", "Thank you for your help.")], label

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from docclean_assets.extract.bidi import visual_to_logical
 from docclean_assets.extract.pdf.chars import Char, is_bold_font, size_key
+from docclean_assets.extract.pdf.labels import list_label
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 
@@ -313,7 +314,8 @@ def make_line(words: list[Word]) -> Line:
 def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
     """Lines sorted by top: each row's words split at gaps wider than `line_split_gap_em` that line
     up with empty space in the neighbouring rows (gutters, table cells), never at a stretched
-    justified space that only this row has."""
+    justified space that only this row has, nor after a row's list label (a bullet drawn apart from
+    its text: the next items' labels line up too) short of `isolated_split_gap_em`."""
     rows: list[list[Word]] = []
     i = 0
     while i < len(words):
@@ -329,8 +331,10 @@ def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
             p = cur[-1]
             size = max(w.size, p.size)
             gap = w.x0 - p.x1
+            hanging = len(cur) == 1 and list_label(f"{p.text} {w.text}") is not None  # a label's indent
             if gap > settings.line_split_gap_em * size and (
-                gap > settings.isolated_split_gap_em * size or _gap_supported(rows, r, p, w, size, settings)
+                gap > settings.isolated_split_gap_em * size
+                or (not hanging and _gap_supported(rows, r, p, w, size, settings))
             ):
                 lines.append(make_line(cur))
                 cur = []
