@@ -89,9 +89,14 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
     repeats += _slot_mates(doc_id, blocks, pages, repeats, s)
     known = {(r.band, r.pattern) for r in repeats}
     body = _body_size(blocks)
+    if body is None:
+        return repeats
     # the first page's own furniture (a DOI or licence line, a masthead) occurs on that page only
     first = min((b.page for b in blocks if b.page is not None), default=None)
-    found = _layout_furniture(blocks, body, s, only_page=first) if body is not None else {}
+    found = _layout_furniture(blocks, body, s, only_page=first)
+    for key, where in _slot_furniture(blocks, pages, body, s).items():
+        for page, text in where.items():
+            found[key].setdefault(page, text)
     return repeats + _repeats_of(doc_id, pages, {k: v for k, v in found.items() if k not in known})
 
 
@@ -149,26 +154,54 @@ def _layout_furniture(blocks: list[Block], body: float, s: BoilerplateSettings,
 
 def _set_off_band_lines(blocks: list[Block], body: float, s: BoilerplateSettings,
                         only_page: int | None = None) -> dict[tuple[str, str], dict[int, str]]:
-    """(band, pattern) -> {page: text} of single band lines no larger than the body and set off from
-    the text inward by `short_doc_min_gap_lines` (of `only_page`, when given), that are no fragment
-    of a sentence (see `_continues_a_sentence`)."""
-    gap = s.short_doc_min_gap_lines * s.body_line_height_em * body
+    """(band, pattern) -> {page: text} of `_set_off` band blocks (of `only_page`, when given: there,
+    of up to `first_page_band_max_lines` lines)."""
+    found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    for b, band in _set_off(blocks, body, s, only_page):
+        found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
+    return found
+
+
+def _set_off(blocks: list[Block], body: float, s: BoilerplateSettings, only_page: int | None = None,
+             gap_lines: float | None = None) -> list[tuple[Block, str]]:
+    """(block, band) of the band blocks no larger than the body, set off from the text inward by
+    `gap_lines` body lines (default `short_doc_min_gap_lines`), that are no fragment of a sentence (see `_continues_a_sentence`):
+    single lines, or on `only_page` up to `first_page_band_max_lines` lines (a first page's DOI
+    line over its licence line, set as one block)."""
+    gap = (s.short_doc_min_gap_lines if gap_lines is None else gap_lines) * s.body_line_height_em * body
+    extra_lines = s.first_page_band_max_lines - 1 if only_page is not None else 0
     cands = []
     for b in blocks:
         if (only_page is not None and b.page != only_page) or _continues_a_sentence(b.text):
             continue
         band = band_of(b, s.band_fraction) if b.in_body and b.kind != Kind.TITLE else None
         size = b.get_meta("font_size")
-        if band is None or size is None or len(b.text) > s.max_chars:
+        if band is None or size is None or len(b.text) > s.max_chars or float(size) > s.short_doc_max_size_ratio * body:
             continue
-        if float(size) > s.short_doc_max_size_ratio * body or b.bbox.height > s.single_line_max_height_em * float(size):
-            continue
-        cands.append((b, band))
+        tallest = (s.single_line_max_height_em + extra_lines * s.body_line_height_em) * float(size)
+        if b.bbox.height <= tallest:
+            cands.append((b, band))
     chosen = {id(b) for b, _band in cands}
+    return [(b, band) for b, band in cands  # set off from text; a page's only line is its content
+            if (nearest := _inward_gap(b, band, blocks, chosen)) is not None and nearest >= gap]
+
+
+def _slot_furniture(blocks: list[Block], pages: int, body: float,
+                    s: BoilerplateSettings) -> dict[tuple[str, str], dict[int, str]]:
+    """(band, pattern) -> {page: text} of band lines clear of the text by `slot_min_gap_lines` that
+    sit in one slot (their box within `slot_tolerance_pt`, one font size) on enough of the pages
+    after the first (`min_page_fraction`, at least 2; a title page carries its own furniture),
+    whatever their text: a short paper's alternating heads, each printed once, or heads naming the
+    section."""
+    first = min((b.page for b in blocks if b.page is not None), default=1)
+    lines = [(b, band) for b, band in _set_off(blocks, body, s, gap_lines=s.slot_min_gap_lines)
+             if b.kind == Kind.PARAGRAPH]
     found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
-    for b, band in cands:
-        nearest = _inward_gap(b, band, blocks, chosen)
-        if nearest is not None and nearest >= gap:  # set off from text; a page's only line is its content
+    for b, band in lines:
+        y0, y1, size = _slot(b)
+        mates = {o.page for o, other in lines if other == band and o.page != first and _slot(o)[2] == size
+                 and abs(_slot(o)[0] - y0) <= s.slot_tolerance_pt and abs(_slot(o)[1] - y1) <= s.slot_tolerance_pt}
+        if len(mates) >= max(2, s.min_page_fraction * (pages - 1)):
             found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
     return found
 

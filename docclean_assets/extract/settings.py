@@ -66,6 +66,11 @@ class BoilerplateSettings:
     # the head's box (top and bottom) in the same font size, is that head's alternate (even/odd
     # heads, a head that names the section); heads sit on a fixed baseline, 2 pt absorbs rounding.
     slot_tolerance_pt: float = 2.0
+    # Band lines of one slot on several pages, whatever their text (a 3-page paper's alternating
+    # heads, each printed once), are furniture when clear of the text by this many body lines: the
+    # repeated slot is the evidence a single page lacks (generated papers set heads 1.5-2 body lines
+    # above the text; a paragraph's own lines are 0.1-0.2 lines apart box to box).
+    slot_min_gap_lines: float = 1.0
     # In a document shorter than `min_pages` (and on a longer one's first page, whose own furniture
     # repeats nowhere), a single band line no larger than this factor of the body size, set off from
     # the nearest text inward by at least `short_doc_min_gap_lines` body line heights, is page
@@ -74,6 +79,11 @@ class BoilerplateSettings:
     # continues at one line's distance.
     short_doc_min_gap_lines: float = 1.5
     short_doc_max_size_ratio: float = 1.05
+    # On a longer document's first page such a set-off band block may hold up to this many lines: a
+    # DOI line over a licence line and a "Received ... accepted" line, set 10 pt apart in 7.5 pt
+    # type, are one block (generated journal first pages; one line elsewhere, where a letter's
+    # signature block could sit in the bottom band).
+    first_page_band_max_lines: int = 3
     # A body line's height from baseline to baseline, in em of the body size: the unit of
     # `short_doc_min_gap_lines` (single-spaced body text is set at ~1.2 em; historical default).
     body_line_height_em: float = 1.2

@@ -227,3 +227,29 @@ def test_a_long_documents_first_page_furniture_goes_but_a_sentence_fragment_stay
     dropped = {b.text: b.drop_reason for b in apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 4, S), S)
                if b.drop_reason}
     assert dropped == {licence.text: "running_foot"}  # page 1's own; page 3's line is no furniture of page 1's
+
+
+def _paper(pages, extra):
+    """A paged document of body text at 10 pt (a page's text from 62 to 700 pt) plus `extra` blocks."""
+    return [_sized("Body text " * 40, p, 62, 700, 10) for p in range(1, pages + 1)] + extra
+
+
+def test_a_first_pages_doi_over_licence_block_is_furniture_elsewhere_not():
+    """The DOI line and the licence line under it (7.5 pt, one block of two lines) on page 1 of a
+    4-page paper: dropped, though no other page repeats them; the same block on page 3 stays."""
+    doi = "https://doi.org/10.5555/jcr.2024.0010 \u00a9 2024 The Authors. Published under CC BY 4.0."
+    blocks = _paper(4, [_sized(doi, 1, 785, 804, 7.5), _sized("A closing remark of two lines " * 2, 3, 785, 804, 7.5)])
+    out = {(b.page, b.text): b.drop_reason for b in apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 4, S), S)}
+    assert out[(1, doi)] == "running_foot" and out[(3, "A closing remark of two lines " * 2)] is None
+
+
+def test_a_short_papers_alternating_heads_printed_once_each_share_a_slot():
+    """Three pages: the journal's head on page 2, the short title on page 3, once each (no repetition
+    of text), in one slot 1.2 body lines above the text: both heads. Lines in different slots stay."""
+    heads = [_sized("J. Coastal Rec.", 2, 40, 48, 8), _sized("Station 5 tide records", 3, 40, 48, 8)]
+    out = apply_repeats("d", _paper(3, heads), blocks_to_page_repeats("d", _paper(3, heads), 3, S), S)
+    assert {b.text: b.drop_reason for b in out if b.page > 1 and b.bbox.y0 < 60} == \
+        {"J. Coastal Rec.": "running_head", "Station 5 tide records": "running_head"}
+    apart = [_sized("J. Coastal Rec.", 2, 40, 48, 8), _sized("Station 5 tide records", 3, 30, 38, 8)]
+    blocks = _paper(3, apart)
+    assert all(b.drop_reason is None for b in apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 3, S), S))

@@ -118,3 +118,13 @@ def test_labels_drawn_apart_from_their_text_stay_with_their_item():
         want = [("list_item", f"{label.replace('#', str(k))} {' '.join(lines)}") for k, lines in enumerate(items, 1)]
         assert got == [("paragraph", "Before the meeting, please do the following:"), *want,
                        ("paragraph", "Thank you for your help.")], label
+
+
+def test_a_lone_initial_is_no_list_label():
+    """"J. Coastal Rec." (a journal's short title) and "T. Darwin wrote ..." open with a letter and a
+    full stop but no list: paragraphs. "A." then "B." are items; so is a list's first letter alone."""
+    texts = ["J. Coastal Rec.", "T. Darwin wrote the first account of the harbour's reefs.",
+             "A. The tide tables", "B. The survey drawings", "a. one item lists start somewhere"]
+    blocks = [PBlock([_line(t, 100 + 40 * i)], 1) for i, t in enumerate(texts)]
+    [page] = blocks_to_kinds([(PageInfo(1, 595.0, 842.0), blocks)], BODY, S)
+    assert [b.kind for b in page] == ["paragraph", "paragraph", "list_item", "list_item", "list_item"]

@@ -5,7 +5,7 @@ import re
 
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
-from docclean_assets.extract.pdf.labels import list_label
+from docclean_assets.extract.pdf.labels import follows, is_first, list_label
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 _CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
@@ -59,6 +59,8 @@ def blocks_to_kinds(
                 size_heads.append(b)
             elif (kind := _other_kind(b, body, settings)) != "paragraph":
                 kinds[id(b)] = kind
+    for _info, blocks in pages:
+        _initials_are_no_items(blocks, kinds)
     title = _pick_title(pages, size_heads, kinds, settings)
     sizes = sorted({b.size for b in size_heads if b is not title}, reverse=True)
     rank = {sz: i + 1 for i, sz in enumerate(sizes)}
@@ -78,6 +80,20 @@ def blocks_to_kinds(
             page.append(b)
         out.append(page)
     return out
+
+
+def _initials_are_no_items(blocks: list[PBlock], kinds: dict[int, str]) -> None:
+    """A block opening with a lone letter and a full stop ("J. Coastal Rec.", "C. Darwin wrote")
+    is a list item only as a list's first item or beside its sibling ("B." after "A."); else
+    the letter is an initial and the block stays a paragraph (`kinds` is updated)."""
+    labels = {id(b): label for b in blocks
+              if kinds.get(id(b)) == "list_item" and (label := list_label(b.text)) is not None}
+    for b in blocks:
+        label = labels.get(id(b))
+        if label is None or label.kind not in ("lower", "upper") or label.punct != "." or is_first(label):
+            continue
+        if not any(follows(o, label) or follows(label, o) for o in labels.values() if o is not label):
+            del kinds[id(b)]
 
 
 def _pick_title(
