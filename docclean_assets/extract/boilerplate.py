@@ -181,9 +181,16 @@ def _set_off(blocks: list[Block], body: float, s: BoilerplateSettings, only_page
         tallest = (s.single_line_max_height_em + extra_lines * s.body_line_height_em) * float(size)
         if b.bbox.height <= tallest:
             cands.append((b, band))
-    chosen = {id(b) for b, _band in cands}
-    return [(b, band) for b, band in cands  # set off from text; a page's only line is its content
-            if (nearest := _inward_gap(b, band, blocks, chosen)) is not None and nearest >= gap]
+    # Set off: clear of the nearest block inward by the gap, or stacked on a band block that is (a
+    # licence line under a DOI line); a stack that runs on from the text (a list's last items
+    # in the band) is not. Innermost first, so each block's inward neighbour is decided before it.
+    cands.sort(key=lambda c: -c[0].bbox.y1 if c[1] == "top" else c[0].bbox.y0)
+    off: set[int] = set()
+    for b, band in cands:
+        near = _inward_nearest(b, band, blocks)
+        if near is not None and (near[1] >= gap or id(near[0]) in off):  # a page's only line is its content
+            off.add(id(b))
+    return [(b, band) for b, band in cands if id(b) in off]
 
 
 def _slot_furniture(blocks: list[Block], pages: int, body: float,
@@ -232,11 +239,12 @@ def _edge_found(blocks: list[Block], body: float, s: BoilerplateSettings) -> dic
     return found
 
 
-def _inward_gap(b: Block, band: str, blocks: list[Block], skip: set[int]) -> float | None:
-    """Points between `b` and the nearest body block of its page towards the page's middle."""
-    inward = [o for o in blocks if o.page == b.page and o.bbox is not None and o.in_body and id(o) not in skip
+def _inward_nearest(b: Block, band: str, blocks: list[Block]) -> tuple[Block, float] | None:
+    """The nearest body block of `b`'s page towards the page's middle, and the points between them."""
+    inward = [o for o in blocks if o.page == b.page and o.bbox is not None and o.in_body and o is not b
               and (o.bbox.y0 >= b.bbox.y1 if band == "top" else o.bbox.y1 <= b.bbox.y0)]
-    return min((o.bbox.y0 - b.bbox.y1 if band == "top" else b.bbox.y0 - o.bbox.y1 for o in inward), default=None)
+    return min(((o, o.bbox.y0 - b.bbox.y1 if band == "top" else b.bbox.y0 - o.bbox.y1) for o in inward),
+               key=lambda og: og[1], default=None)
 
 
 def _edge_lines(blocks: list[Block], s: BoilerplateSettings) -> list[tuple[list[Block], str, list[Block]]]:
@@ -271,8 +279,8 @@ def _edge_furniture(pieces: list[Block], edge: str, page: list[Block], body: flo
         return False
     counters = sum(1 for b in pieces if _PAGE_NUMBER.match(pattern_of(b.text)))
     if len(pieces) == 1:
-        nearest = _inward_gap(pieces[0], edge, page, {id(pieces[0])}) if counters else None
-        return nearest is not None and nearest >= gap
+        nearest = _inward_nearest(pieces[0], edge, page) if counters else None
+        return nearest is not None and nearest[1] >= gap
     width = max(o.bbox.x1 for o in page) - min(o.bbox.x0 for o in page)
     if width <= 0 or pieces[-1].bbox.x1 - pieces[0].bbox.x0 < s.edge_line_min_spread * width:
         return False  # a heading's number and title side by side are no head

@@ -253,3 +253,14 @@ def test_a_short_papers_alternating_heads_printed_once_each_share_a_slot():
     apart = [_sized("J. Coastal Rec.", 2, 40, 48, 8), _sized("Station 5 tide records", 3, 30, 38, 8)]
     blocks = _paper(3, apart)
     assert all(b.drop_reason is None for b in apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 3, S), S))
+
+
+def test_a_lists_last_items_in_the_bottom_band_stay_body():
+    """A one-page memo whose list runs into the bottom band: its items follow each other 2 pt apart,
+    the first 4 pt under the text. Stacked under text, not set off: none is furniture (measured
+    past each other, the second and third were 18 and 32 pt clear of the paragraph)."""
+    items = [_sized(f"{k}) Tide tables of {year}.", 1, 716 + 14 * i, 728 + 14 * i, 10)
+             for i, (k, year) in enumerate(zip("ABC", (2021, 2022, 2023)))]
+    blocks = [_sized("Body text " * 40, 1, 62, 712, 10), *items]
+    out = apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 1, S), S)
+    assert all(b.drop_reason is None for b in out)
