@@ -146,6 +146,21 @@ def _split_notes(b: PBlock) -> list[PBlock]:
     return [replace(b, lines=b.lines[a:e]) for a, e in zip(starts, ends, strict=True)]
 
 
+def _join_hanging(ordered: list[PBlock]) -> list[PBlock]:
+    """Footnote blocks with a markerless footnote block right under them in their column joined to
+    it: a note's wrapped lines hang under its text, which the paragraph stage reads as a first-line
+    indent opening a new block."""
+    out: list[PBlock] = []
+    for b in ordered:
+        prev = out[-1] if out else None
+        if (prev is not None and b.kind == prev.kind == "footnote" and b.column == prev.column
+                and note_marker(b) is None and prev.top < b.top <= prev.bottom + prev.lines[-1].size):
+            out[-1] = replace(prev, lines=(*prev.lines, *b.lines))
+        else:
+            out.append(b)
+    return out
+
+
 def _reference(text: str, before: str) -> list[str] | None:
     """The markers a superscript run names, or None when it is no reference: an exponent (after a
     digit or a one-letter symbol: "10²", "x²") or anything but markers and separators."""
@@ -178,7 +193,7 @@ def _references(blocks: list[PBlock], notes: dict[str, PBlock]) -> tuple[dict[st
 def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
     """The page's blocks (reading order, footnotes labelled) with notes split one per block, each
     anchored to the block holding its reference, whose text loses that superscript marker."""
-    blocks = [n for b in ordered for n in (_split_notes(b) if b.kind == "footnote" else [b])]
+    blocks = [n for b in _join_hanging(ordered) for n in (_split_notes(b) if b.kind == "footnote" else [b])]
     notes: dict[str, PBlock] = {}
     for b in blocks:
         if b.kind == "footnote" and (found := note_marker(b)) is not None:
