@@ -10,7 +10,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from docclean_assets.resources import default_data_dir, default_sources_file
+from docclean_assets.paths import default_data_dir, default_sources_file
 from docclean_assets.sources import SourceConfigError, load_sources
 
 EXIT_CONFIG = 2  # bad sources file or arguments
@@ -58,8 +58,7 @@ def _store(args: argparse.Namespace):  # noqa: ANN202 - a Store (imported lazily
 
 def cmd_summary(args: argparse.Namespace) -> int:
     con = _store(args).connect()
-    tables = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
-    if not {"quality_report", "normalized_blocks"} <= tables:
+    if not {"quality_report", "normalized_blocks"} <= _views(con):
         print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
     for title, sql in SUMMARY_QUERIES.items():
@@ -68,10 +67,18 @@ def cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _views(con) -> set[str]:  # noqa: ANN001 - a duckdb connection (imported lazily)
+    """The table views a store connection holds (none before the first run)."""
+    return {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+
+
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
 
     con = _store(args).connect()
+    if not _views(con):
+        print(f"no tables yet under {args.data_dir}: run `docclean run` first", file=sys.stderr)
+        return 1
     try:
         if args.json:
             cur = con.execute(args.query)
@@ -264,7 +271,7 @@ def _stored_blocks(args: argparse.Namespace, data: bytes) -> list:
     args.data_dir = args.data_dir or str(default_data_dir())
     doc_id = hashlib.sha256(data).hexdigest()
     con = _store(args).connect()
-    views = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    views = _views(con)
     cur = con.execute("SELECT * FROM normalized_blocks WHERE doc_id = ? ORDER BY seq", [doc_id]) \
         if "normalized_blocks" in views else None
     rows = [dict(zip([d[0] for d in cur.description], r, strict=True)) for r in cur.fetchall()] if cur else []
@@ -354,7 +361,11 @@ def main(argv: list[str] | None = None) -> int:
         except StoreError as exc:
             print(f"config error: {exc}", file=sys.stderr)
             return EXIT_CONFIG
-    return args.fn(args)
+    try:
+        return args.fn(args)
+    except BrokenPipeError:  # `docclean sql ... | head` closed the pipe: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 0
 
 
 if __name__ == "__main__":

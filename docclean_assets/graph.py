@@ -10,7 +10,8 @@ from docclean_assets.assets import build_assets
 from docclean_assets.checks import build_checks
 from docclean_assets.progress import NullProgress
 from docclean_assets.store.tables import Store
-from docclean_assets.resources import Docclean, default_data_dir, default_sources_file
+from docclean_assets.paths import default_data_dir, default_sources_file
+from docclean_assets.resources import Docclean
 from docclean_assets.schedules import build_schedules, build_sensor
 from docclean_assets.sources import SourceConfigError, load_sources
 

@@ -1,9 +1,9 @@
 """`docclean inspect`: the page drawn with each block's box in its kind's colour, drops hatched."""
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from docclean_assets.cli import clean_file
 from docclean_assets.cli import main as cli_main
-from docclean_assets.extract.inspect import KIND_COLOURS
+from docclean_assets.extract.inspect import KIND_COLOURS, LEGEND_PX
 from docclean_assets_tests.fixtures.build import two_column_report_pdf
 
 DPI = 72.0  # one pixel per point, so block boxes map onto pixels directly
@@ -19,13 +19,43 @@ def test_inspect_draws_boxes_by_kind_and_hatches_drops(tmp_path, capsys):
     _, _, blocks = clean_file(str(pdf))
     on_page = [b for b in blocks if b.page == 1 and b.bbox is not None]
     size = (float(on_page[0].get_meta("page_width")), float(on_page[0].get_meta("page_height")))
-    assert all(abs(px - pt) <= 1 for px, pt in zip(image.size, size))  # points at 72 dpi (PDFium rounds up)
+    # points at 72 dpi (PDFium rounds up), plus the legend strip to the page's right
+    assert abs(image.height - size[1]) <= 1 and abs(image.width - LEGEND_PX - size[0]) <= 1
     title = next(b for b in on_page if b.kind == "title")
     # The title's right border is drawn in the title colour (the label sits at its top-left).
     x, y = round(title.bbox.x1), round((title.bbox.y0 + title.bbox.y1) / 2)
     assert any(image.getpixel((x + dx, y)) == KIND_COLOURS["title"] for dx in (-1, 0, 1))
     dropped = next(b for b in on_page if b.drop_reason == "watermark")
     assert dropped.bbox.width > 100
+    # The legend names each kind on the page in its colour: a swatch per row in the strip.
+    strip = [image.getpixel((round(size[0]) + 8 + dx, 8 + dy)) for dx in range(12) for dy in range(10)]
+    assert KIND_COLOURS[min({b.kind for b in on_page}, key=list(KIND_COLOURS).index)] in strip
+
+
+def test_labels_stay_on_the_page(tmp_path):
+    """A block at the page's top edge and one at its right edge keep their labels inside the page."""
+    from docclean_assets.extract.inspect import Box, draw_boxes
+    from docclean_assets.extract.model import BBox
+
+    page = Image.new("RGB", (200, 100), (255, 255, 255))
+    colour = (200, 0, 120)
+    out = draw_boxes(page, [Box(BBox(10, 0, 150, 20), "0 heading", colour), Box(BBox(180, 50, 199, 70), "1 heading", colour)], DPI)
+    width = int(ImageDraw.Draw(page).textlength("0 heading")) + 4  # a label strip's width
+    assert out.getpixel((10 + width - 1, 6)) == colour  # the top block's strip drawn inside its box
+    assert out.getpixel((200 - width + 1, 45)) == colour  # the right one's strip moved left to end at the edge
+
+
+def test_hatching_marks_dropped_boxes_but_never_covers_kept_ones():
+    """A watermark's box spans the page: its hatching shows around the kept block, not over it."""
+    from docclean_assets.extract.inspect import Box, draw_boxes
+    from docclean_assets.extract.model import BBox
+
+    page = Image.new("RGB", (200, 200), (255, 255, 255))
+    grey, blue = (120, 120, 120), (0, 90, 200)
+    out = draw_boxes(page, [Box(BBox(0, 0, 200, 200), "", grey, True), Box(BBox(50, 50, 150, 150), "", blue)], DPI)
+    inside = [out.getpixel((x, y)) for x in range(55, 145) for y in range(55, 145)]
+    around = [out.getpixel((x, y)) for x in range(5, 45) for y in range(5, 195)]
+    assert grey not in inside and around.count(grey) > 100
 
 
 def test_inspect_refuses_other_formats_and_bad_pages(tmp_path, capsys):

@@ -175,6 +175,32 @@ def test_cli_run_sql_and_exit_codes(tmp_path, capsys, monkeypatch):
     assert cli_main(["run", "--sources", str(bad), "--data-dir", str(data)]) == 2
     assert "source 'web': key 'colour'" in capsys.readouterr().err
     assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data), "--source", "nope"]) == 2
+    _cli_edges(tmp_path, data, bad)
+
+
+def _cli_edges(tmp_path: Path, data: Path, bad: Path) -> None:
+    """`docclean sql | head` ends quietly; an empty data dir says to run first; a bad config is
+    refused before Dagster is imported (in well under a second of the process's own time)."""
+    import subprocess
+    import sys
+    import time
+
+    docclean = [sys.executable, "-m", "docclean_assets.cli"]
+    many = "SELECT range AS n, repeat('x', 40) AS pad FROM range(200000)"  # far more than a pipe buffer
+    piped = subprocess.run(["bash", "-o", "pipefail", "-c",
+                            " ".join([*docclean, "sql", repr(many), "--data-dir", str(data)]) + " | head -3"],
+                           capture_output=True, text=True, cwd=PROJECT)
+    assert piped.returncode == 0 and piped.stderr == "" and len(piped.stdout.splitlines()) == 3
+    empty = subprocess.run([*docclean, "sql", "SELECT count(*) FROM quality_report", "--data-dir",
+                            str(tmp_path / "nothing")], capture_output=True, text=True, cwd=PROJECT)
+    assert empty.returncode == 1 and empty.stderr.strip() == \
+        f"no tables yet under {tmp_path / 'nothing'}: run `docclean run` first"
+    check = "import sys, docclean_assets.cli as c; r = c.main(sys.argv[1:]); print('dagster' in sys.modules); sys.exit(r)"
+    started = time.monotonic()
+    refused = subprocess.run([sys.executable, "-c", check, "run", "--sources", str(bad), "--data-dir", str(data)],
+                             capture_output=True, text=True, cwd=PROJECT)
+    assert refused.returncode == 2 and refused.stdout.strip() == "False"  # Dagster never imported
+    assert "key 'colour'" in refused.stderr and time.monotonic() - started < 10  # a hang guard only
 
 
 def test_extract_command_prints_blocks_without_dagster(tmp_path, capsys):

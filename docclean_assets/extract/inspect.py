@@ -30,6 +30,8 @@ GUTTER_COLOUR = (230, 120, 0)
 GRAPHIC_COLOUR = (120, 120, 0)
 HATCH_STEP_PX = 8  # spacing of the diagonal lines that mark a dropped block
 LABEL_PX = 11  # height of the reading-order label box
+LEGEND_PX = 170  # width of the legend strip drawn right of the page
+LEGEND_ROW_PX = 16  # height of one legend entry
 
 
 def render_page(data: bytes, page: int, dpi: float, turn: int = 0) -> Image.Image:
@@ -81,6 +83,28 @@ def draw_blocks(image: Image.Image, blocks: list[Block], page: int, dpi: float) 
     for note, holder in links:  # from the note's top-left corner to the holder's bottom-left corner
         draw.line([(note.x0 * scale, note.y0 * scale), (holder.x0 * scale, holder.y1 * scale)],
                   fill=KIND_COLOURS[Kind.FOOTNOTE], width=2)
+    kinds = sorted({b.kind for b in on_page}, key=list(KIND_COLOURS).index)
+    reasons = sorted({b.drop_reason for b in on_page if b.drop_reason})
+    return with_legend(out, kinds, reasons, bool(links))
+
+
+def with_legend(image: Image.Image, kinds: list[str], reasons: list[str], links: bool) -> Image.Image:
+    """The image with a strip to its right naming each kind's colour, the drop reasons on the page
+    (hatched boxes) and, when drawn, the footnote links."""
+    out = Image.new("RGB", (image.width + LEGEND_PX, image.height), (255, 255, 255))
+    out.paste(image, (0, 0))
+    draw = ImageDraw.Draw(out)
+    x, y = image.width + 8, 8
+    rows = [(k, KIND_COLOURS.get(k, (0, 0, 0)), False) for k in kinds]
+    rows += [(f"dropped: {r}", (90, 90, 90), True) for r in reasons]
+    rows += [("footnote -> its paragraph", KIND_COLOURS[Kind.FOOTNOTE], False)] if links else []
+    for text, colour, hatched in rows:
+        box = (x, y, x + 12, y + 10)
+        draw.rectangle(box, outline=colour, width=2)
+        if hatched:
+            _hatch(draw, box, colour)
+        draw.text((x + 18, y - 1), text, fill=(0, 0, 0))
+        y += LEGEND_ROW_PX
     return out
 
 
@@ -122,18 +146,33 @@ def _box(i: int, item: object, page: PageTrace) -> Box:
 
 
 def draw_boxes(image: Image.Image, boxes: list[Box], dpi: float) -> Image.Image:
-    """The image with the boxes drawn over it, each labelled at its top-left when it has a label."""
+    """The image with the boxes drawn over it, each labelled at its top-left when it has a label
+    (kept on the page); dropped boxes hatched, but never over a kept box (a watermark's box spans
+    the page)."""
     scale = dpi / 72.0
     out = image.copy()
     draw = ImageDraw.Draw(out, "RGBA")
+    hatch = Image.new("RGBA", out.size, (0, 0, 0, 0))
+    hatch_draw = ImageDraw.Draw(hatch)
+    kept = []
     for b in boxes:
         box = _scaled(b.bbox, scale)
         box = (box[0], box[1], max(box[0], box[2]), max(box[1], box[3]))
         draw.rectangle(box, outline=b.colour, width=1 if not b.label else 2, fill=(*b.colour, 28))
         if b.dropped:
-            _hatch(draw, box, b.colour)
+            _hatch(hatch_draw, box, (*b.colour, 255))
+        else:
+            kept.append(box)
+    for box in kept:  # the hatching leaves the kept blocks readable
+        hatch_draw.rectangle(box, fill=(0, 0, 0, 0))
+    out.paste(hatch, (0, 0), hatch)
+    draw = ImageDraw.Draw(out)
+    for b in boxes:
         if b.label:
+            box = _scaled(b.bbox, scale)
             width = int(draw.textlength(b.label)) + 4
-            draw.rectangle((box[0], box[1] - LABEL_PX, box[0] + width, box[1]), fill=b.colour)
-            draw.text((box[0] + 2, box[1] - LABEL_PX), b.label, fill=(255, 255, 255))
+            x = max(0, min(box[0], out.width - width))
+            y = box[1] - LABEL_PX if box[1] >= LABEL_PX else box[1]  # inside the box at the page's top
+            draw.rectangle((x, y, x + width, y + LABEL_PX), fill=b.colour)
+            draw.text((x + 2, y), b.label, fill=(255, 255, 255))
     return out
