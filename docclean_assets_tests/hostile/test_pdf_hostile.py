@@ -11,6 +11,7 @@ from PIL import Image
 from docclean_assets.cli import main as cli_main
 from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.guard import PdfPlan, check_html_bytes, merge_flooded
+from docclean_assets.extract.inspect import LEGEND_PX
 from docclean_assets.extract.model import DocReport, Extraction
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
 from docclean_assets.extract.ocr.engine import engine_path
@@ -107,7 +108,8 @@ def test_inspect_draws_a_turned_page_in_the_frame_of_its_boxes(tmp_path):
     out = tmp_path / "page.png"
     assert cli_main(["inspect", str(pdf), "--page", "1", "--out", str(out), "--dpi", "72"]) == 0
     image = Image.open(out).convert("L")
-    assert abs(image.width - 612) <= 1 and abs(image.height - 792) <= 1  # portrait, as the boxes are
+    # portrait, as the boxes are (plus the legend strip to the page's right)
+    assert abs(image.width - LEGEND_PX - 612) <= 1 and abs(image.height - 792) <= 1
     first = _extract(pdf.read_bytes()).blocks[0]
     inside = image.crop((round(first.bbox.x0) + 3, round(first.bbox.y0) + 3,
                          round(first.bbox.x1) - 3, round(first.bbox.y1) - 3))
