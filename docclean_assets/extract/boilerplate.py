@@ -93,10 +93,7 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
         return repeats
     # the first page's own furniture (a DOI or licence line, a masthead) occurs on that page only
     first = min((b.page for b in blocks if b.page is not None), default=None)
-    found = _layout_furniture(blocks, body, s, only_page=first)
-    for key, where in _slot_furniture(blocks, pages, body, s).items():
-        for page, text in where.items():
-            found[key].setdefault(page, text)
+    found = _merged(_layout_furniture(blocks, body, s, only_page=first), _slot_furniture(blocks, pages, body, s))
     return repeats + _repeats_of(doc_id, pages, {k: v for k, v in found.items() if k not in known})
 
 
@@ -145,8 +142,13 @@ def _layout_furniture(blocks: list[Block], body: float, s: BoilerplateSettings,
                       only_page: int | None = None) -> dict[tuple[str, str], dict[int, str]]:
     """(band, pattern) -> {page: text} of what a document's own layout marks as furniture: single band
     lines set off from the text (on `only_page`, when given) and every page's outermost lines."""
-    found = _set_off_band_lines(blocks, body, s, only_page)
-    for key, where in _edge_found(blocks, body, s).items():
+    return _merged(_set_off_band_lines(blocks, body, s, only_page), _edge_found(blocks, body, s))
+
+
+def _merged(found: dict[tuple[str, str], dict[int, str]],
+            more: dict[tuple[str, str], dict[int, str]]) -> dict[tuple[str, str], dict[int, str]]:
+    """`found` (a defaultdict) with the pages of `more` added where it has none."""
+    for key, where in more.items():
         for page, text in where.items():
             found[key].setdefault(page, text)
     return found
@@ -165,9 +167,9 @@ def _set_off_band_lines(blocks: list[Block], body: float, s: BoilerplateSettings
 def _set_off(blocks: list[Block], body: float, s: BoilerplateSettings, only_page: int | None = None,
              gap_lines: float | None = None) -> list[tuple[Block, str]]:
     """(block, band) of the band blocks no larger than the body, set off from the text inward by
-    `gap_lines` body lines (default `short_doc_min_gap_lines`), that are no fragment of a sentence (see `_continues_a_sentence`):
-    single lines, or on `only_page` up to `first_page_band_max_lines` lines (a first page's DOI
-    line over its licence line, set as one block)."""
+    `gap_lines` body lines (default `short_doc_min_gap_lines`), that are no fragment of a sentence
+    (see `_continues_a_sentence`): single lines, or on `only_page` up to `first_page_band_max_lines`
+    lines (a first page's DOI line over its licence line, set as one block)."""
     gap = (s.short_doc_min_gap_lines if gap_lines is None else gap_lines) * s.body_line_height_em * body
     extra_lines = s.first_page_band_max_lines - 1 if only_page is not None else 0
     cands = []
@@ -185,9 +187,12 @@ def _set_off(blocks: list[Block], body: float, s: BoilerplateSettings, only_page
     # licence line under a DOI line); a stack that runs on from the text (a list's last items
     # in the band) is not. Innermost first, so each block's inward neighbour is decided before it.
     cands.sort(key=lambda c: -c[0].bbox.y1 if c[1] == "top" else c[0].bbox.y0)
+    per_page: dict[int | None, list[Block]] = defaultdict(list)  # each candidate scans its own page only
+    for o in blocks:
+        per_page[o.page].append(o)
     off: set[int] = set()
     for b, band in cands:
-        near = _inward_nearest(b, band, blocks)
+        near = _inward_nearest(b, band, per_page[b.page])
         if near is not None and (near[1] >= gap or id(near[0]) in off):  # a page's only line is its content
             off.add(id(b))
     return [(b, band) for b, band in cands if id(b) in off]
@@ -203,11 +208,12 @@ def _slot_furniture(blocks: list[Block], pages: int, body: float,
     first = min((b.page for b in blocks if b.page is not None), default=1)
     lines = [(b, band) for b, band in _set_off(blocks, body, s, gap_lines=s.slot_min_gap_lines)
              if b.kind == Kind.PARAGRAPH]
+    slots = [(b, band, _slot(b)) for b, band in lines]
+    tol = s.slot_tolerance_pt
     found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
-    for b, band in lines:
-        y0, y1, size = _slot(b)
-        mates = {o.page for o, other in lines if other == band and o.page != first and _slot(o)[2] == size
-                 and abs(_slot(o)[0] - y0) <= s.slot_tolerance_pt and abs(_slot(o)[1] - y1) <= s.slot_tolerance_pt}
+    for b, band, (y0, y1, size) in slots:
+        mates = {o.page for o, other, (a, c, z) in slots if other == band and o.page != first and z == size
+                 and abs(a - y0) <= tol and abs(c - y1) <= tol}
         if len(mates) >= max(2, s.min_page_fraction * (pages - 1)):
             found[(band, pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
     return found

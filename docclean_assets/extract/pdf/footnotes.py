@@ -194,10 +194,11 @@ def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
     """The page's blocks (reading order, footnotes labelled) with notes split one per block, each
     anchored to the block holding its reference, whose text loses that superscript marker."""
     blocks = [n for b in _join_hanging(ordered) for n in (_split_notes(b) if b.kind == "footnote" else [b])]
+    markers = {id(b): m[0] for b in blocks if b.kind == "footnote" and (m := note_marker(b)) is not None}
     notes: dict[str, PBlock] = {}
     for b in blocks:
-        if b.kind == "footnote" and (found := note_marker(b)) is not None:
-            notes.setdefault(found[0], b)
+        if id(b) in markers:
+            notes.setdefault(markers[id(b)], b)
     if not notes:
         return blocks
     holder_of, cuts = _references(blocks, notes)
@@ -206,12 +207,12 @@ def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
            for b in blocks if id(b) in cuts}
     out = []
     for b in blocks:
-        found = note_marker(b) if b.kind == "footnote" else None
-        if found is None:
+        marker = markers.get(id(b))
+        if marker is None:
             out.append(new.get(id(b), b))
             continue
-        holder = holder_of.get(found[0])
-        extra = (*b.extra, ("note", "footnote"), ("marker", found[0]))
+        holder = holder_of.get(marker)
+        extra = (*b.extra, ("note", "footnote"), ("marker", marker))
         out.append(b.relabel(extra=extra, anchor_to=None if holder is None else new[id(holder)]))
     return out
 

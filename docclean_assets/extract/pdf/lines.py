@@ -132,8 +132,10 @@ def _split_collisions(row: list[Char], settings: PdfSettings) -> list[list[Char]
 def _drop_caps(row: list[Char], s: PdfSettings) -> list[Char]:
     """Lone letters of the row set at least `drop_cap_min_size_ratio` times its most common size:
     initials sunk into the first lines of a paragraph (a word of such letters is display type)."""
+    if len(row) < 2 or max(c.size for c in row) < s.drop_cap_min_size_ratio * min(c.size for c in row):
+        return []  # one size throughout, as in most rows: no cap (and no count of sizes)
     sizes = Counter(round(c.size, 1) for c in row if not c.text.isspace())
-    if len(row) < 2 or not sizes:
+    if not sizes:
         return []
     text = sizes.most_common(1)[0][0]
     big = [c for c in row if not c.text.isspace() and c.size >= s.drop_cap_min_size_ratio * text]
@@ -148,10 +150,15 @@ def _attach_drop_caps(lines: list[Line], s: PdfSettings) -> list[Line]:
     """Each drop cap (a line of one letter set `drop_cap_min_size_ratio` times the size of the lines
     beside it) joined to the front of the line it opens: of the lines beside the cap starting at
     most `drop_cap_max_gap_em` of their size to its right, the one whose top is nearest the cap's."""
+    if not lines:
+        return lines
+    ratio = s.drop_cap_min_size_ratio
+    smallest = min(ln.size for ln in lines)  # a cap is that much larger than some line, or no cap
     out = list(lines)
-    for cap in [ln for ln in lines if ln.n == 1 and ln.text.isalpha()]:
-        near = [ln for ln in out if ln is not cap and ln.size * s.drop_cap_min_size_ratio <= cap.size
-                and 0 <= ln.x0 - cap.x1 <= s.drop_cap_max_gap_em * ln.size and ln.bottom > cap.top and ln.top < cap.bottom]
+    for cap in [ln for ln in lines if ln.n == 1 and ln.text.isalpha() and ln.size >= ratio * smallest]:
+        near = [ln for ln in out if ln is not cap and ln.size * ratio <= cap.size
+                and 0 <= ln.x0 - cap.x1 <= s.drop_cap_max_gap_em * ln.size
+                and ln.bottom > cap.top and ln.top < cap.bottom]
         if not near:
             continue
         host = min(near, key=lambda ln: abs(ln.top - cap.top))
@@ -232,12 +239,14 @@ def script_spans(chars: list[Char], base: tuple[float, float], s: PdfSettings) -
     return tuple(spans)
 
 
-def _word(chars: list[Char], row: int, base: tuple[float, float], s: PdfSettings) -> Word:
+def _word(chars: list[Char], row: int, base: tuple[float, float] | None, s: PdfSettings) -> Word:
     """The chars as one word; its size is their modal size rounded to `size_step_pt` points.
-    Raised runs are only told where no accent was composed (offsets then match the chars)."""
+    Raised runs are only told in a row that may hold them (`base`) and where no accent was composed
+    (offsets then match the chars)."""
     sizes = Counter(size_key(c.size, s.size_step_pt) for c in chars)
     text = _word_text(chars)
-    raised = script_spans(chars, base, s) if len(text) == sum(len(c.text) for c in chars) else ()
+    exact = base is not None and len(text) == sum(len(c.text) for c in chars)
+    raised = script_spans(chars, base, s) if exact else ()  # type: ignore[arg-type]
     return Word(
         text,
         min(c.x0 for c in chars),
@@ -253,8 +262,13 @@ def _word(chars: list[Char], row: int, base: tuple[float, float], s: PdfSettings
     )
 
 
-def _row_base(row: list[Char], step: float) -> tuple[float, float]:
-    """The row's baseline and size: the median origin of the chars set in its most common size."""
+def _row_base(row: list[Char], s: PdfSettings) -> tuple[float, float] | None:
+    """The row's baseline and size: the median origin of the chars set in its most common size;
+    None when no char is small enough to be a superscript of it (most rows: nothing to measure)."""
+    # the row's size below is rounded to `size_step_pt`: a step above its largest char bounds it
+    if min(c.size for c in row) > s.raised_max_size_fraction * (max(c.size for c in row) + s.size_step_pt):
+        return None
+    step = s.size_step_pt
     sizes = Counter(size_key(c.size, step) for c in row if not c.text.isspace())
     if not sizes:
         return row[0].oy, row[0].size
@@ -272,7 +286,7 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
     split_em = settings.word_gap_em
     for r, row in enumerate(_rows(chars, settings)):
         row.sort(key=lambda c: (c.x0, c.seq))
-        base = _row_base(row, settings.size_step_pt)
+        base = _row_base(row, settings)
         cur: list[Char] = []
         for c in row:
             if c.text.isspace():
