@@ -40,9 +40,10 @@ test: $(STAMP)
 golden: $(STAMP)
 	DOCCLEAN_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q -p no:cacheprovider docclean_assets_tests/test_golden.py
 
-# The Dagster UI on http://127.0.0.1:3000 with the same instance `make run` records into.
+# The Dagster UI on http://127.0.0.1:3000 with the same instance `make run` records into (`dg dev`,
+# run as with the project's venv activated).
 ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
-	DAGSTER_HOME=$(DAGSTER_HOME) $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+	DAGSTER_HOME=$(DAGSTER_HOME) VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dg dev -h 127.0.0.1 -p 3000
 
 samples: $(STAMP)
 	$(BIN)/python scripts/make_samples.py

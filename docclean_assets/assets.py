@@ -7,7 +7,8 @@ the store's committed parts and writes through it, holding the source's write lo
 import dagster as dg
 import pyarrow as pa
 
-from docclean_assets.meta import require, result_meta
+from docclean_assets import insight
+from docclean_assets.meta import counts_value, require, result_meta, table_value
 from docclean_assets.parse_asset import build_parse_asset
 from docclean_assets.pipeline import derive, raw
 from docclean_assets.pipeline.shards import shard_keys
@@ -15,27 +16,44 @@ from docclean_assets.resources import Docclean
 from docclean_assets.sources import SourceConfigError
 from docclean_assets.store.location import StorageUnavailable
 from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.versions import CODE_VERSION, changed_since_recorded
 
 GROUP = "docclean"
 PREVIEW_ROWS = 8  # rows shown in the UI's metadata preview
+PREVIEW_CHARS = 80  # characters of a text cell shown in a preview
+# Who the UI names as the assets' owner (Dagster takes an e-mail address or "team:<name>").
+OWNERS = ["team:docclean"]
+KINDS = {"python", "deltalake", "parquet"}  # the UI's kind tags: what makes them and where they are
+
+
+def common(stage: str) -> dict:
+    """What every asset declares: group, owners, kinds, the stage tag and the code version."""
+    return {"group_name": GROUP, "owners": OWNERS, "kinds": KINDS, "tags": {"docclean/stage": stage},
+            "code_version": CODE_VERSION}
 
 
 def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
-    df = table.select(columns).slice(0, PREVIEW_ROWS).to_pandas()
-    for col in df.columns:
-        if df[col].dtype == object:
-            df[col] = df[col].map(lambda v: (str(v)[:80] + "…") if v is not None and len(str(v)) > 80 else v)
-    return dg.MetadataValue.md(df.to_markdown(index=False))
+    """The first rows as a table, long texts cut."""
+    rows = table.select(columns).slice(0, PREVIEW_ROWS).to_pylist()
+    for row in rows:
+        for col, value in row.items():
+            if isinstance(value, str) and len(value) > PREVIEW_CHARS:
+                row[col] = value[:PREVIEW_CHARS] + "…"
+    return table_value(rows, columns)
 
 
-def _result(path: str, rows: int, schema: pa.Schema, **extra) -> dg.MaterializeResult:
-    return dg.MaterializeResult(metadata=result_meta(path, rows, schema, **extra))
+def _result(context: dg.AssetExecutionContext, asset: str, path: str, rows: int, schema: pa.Schema,
+            version: str, **extra) -> dg.MaterializeResult:
+    """The materialization: metadata, the data version, and whether it changed since the last one."""
+    changed = changed_since_recorded(context, asset, version)
+    return dg.MaterializeResult(metadata=result_meta(path, rows, schema, changed=changed, **extra),
+                                data_version=dg.DataVersion(version or "empty"))
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
     """The asset graph over the given source partitions."""
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"},
+    @dg.asset(partitions_def=partitions, **common("ingest"),
               description="One row per file found or URL fetched: content address, sniffed format, size, time.")
     def raw_files(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src, store = docclean.source(context.partition_key), docclean.store
@@ -48,19 +66,20 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             except (StorageUnavailable, SourceConfigError) as exc:  # its bucket or prefix: one clear line
                 raise dg.Failure(description=str(exc)) from None
             store.overwrite_if_changed("raw_files", src.name, table)
+            version = store.data_version("raw_files", [src.name])
         if objects:
             context.log.info(f"{src.name}: {objects['downloaded']} objects downloaded, {objects['reused']} "
                              "unchanged (same ETag and size) reused without reading them")
-        return _result(store.uri("raw_files", src.name), table.num_rows, RAW_FILES_SCHEMA,
-                       formats=dg.MetadataValue.json(raw.count_by(table, "format")),
+        return _result(context, "raw_files", store.uri("raw_files", src.name), table.num_rows, RAW_FILES_SCHEMA, version,
+                       formats=counts_value(raw.count_by(table, "format"), "format", "(not recognised)"),
                        format_mismatches=int(sum(table.column("format_mismatch").to_pylist())),
                        not_modified=sum(1 for s in table.column("http_status").to_pylist() if s == 304),
                        **objects,
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
-    parse = build_parse_asset(partitions, GROUP)
+    parse = build_parse_asset(partitions, common("parse"))
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=["parsed_blocks", "parsed_documents"],
+    @dg.asset(partitions_def=partitions, **common("clean"), deps=["parsed_blocks", "parsed_documents"],
               description="Repeated texts: running heads and page numbers across a document's pages "
                           "(digits normalised), and the site template across a source's pages.")
     def boilerplate_sets(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
@@ -70,14 +89,16 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             keys = shard_keys(src.name, src.shards)
             require(docclean, "parsed_blocks", src.name, keys)
             table = derive.boilerplate_table(store, src.name, docclean.config.settings, errors, keys)
-            changed = store.overwrite_if_changed("boilerplate_sets", src.name, table)
+            store.overwrite_if_changed("boilerplate_sets", src.name, table)
+            version = store.data_version("boilerplate_sets", [src.name])
         for doc_path, error in errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
-        return _result(store.uri("boilerplate_sets", src.name), table.num_rows, BOILERPLATE_SCHEMA, changed=changed,
-                       scopes=dg.MetadataValue.json(raw.count_by(table, "scope")), errors=dg.MetadataValue.json(errors),
+        return _result(context, "boilerplate_sets", store.uri("boilerplate_sets", src.name), table.num_rows,
+                       BOILERPLATE_SCHEMA, version, scopes=counts_value(raw.count_by(table, "scope"), "scope", "(none)"),
+                       errors=table_value([{"path": p, "error": e} for p, e in errors.items()], ["path", "error"]),
                        preview=_preview(table, ["scope", "band", "example", "count", "out_of", "drop_reason"]))
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=["parsed_blocks", boilerplate_sets],
+    @dg.asset(partitions_def=partitions, **common("clean"), deps=["parsed_blocks", boilerplate_sets],
               description="Every block after repetition removal and normalisation; removed blocks keep "
                           "their text and a drop_reason. The body is drop_reason IS NULL AND kind IN body kinds.")
     def normalized_blocks(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
@@ -86,31 +107,41 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             require(docclean, "boilerplate_sets", src.name)
             stats = derive.normalize_source(store, src.name, docclean.config.settings, shard_keys(src.name, src.shards))
             store.vacuum("normalized_blocks", src.name)
-        kinds = store.counts("normalized_blocks", src.name, "kind")
+            version = store.data_version("normalized_blocks", [src.name])
         context.log.info(f"{src.name}: normalised {stats.normalized} documents in {stats.batches} commits, "
                          f"{stats.unchanged} unchanged, {stats.removed} removed")
-        return _result(store.uri("normalized_blocks", src.name), sum(kinds.values()), BLOCKS_SCHEMA,
+        return _result(context, "normalized_blocks", store.uri("normalized_blocks", src.name),
+                       store.count_where("normalized_blocks", src.name, "true"), BLOCKS_SCHEMA, version,
                        normalized=stats.normalized, unchanged=stats.unchanged, removed=stats.removed,
-                       kinds=dg.MetadataValue.json(kinds),
-                       drop_reasons=dg.MetadataValue.json(store.counts("normalized_blocks", src.name, "drop_reason")),
-                       changed_by_normalisation=store.count_where("normalized_blocks", src.name, "orig_text IS NOT NULL"))
+                       **insight.blocks_meta(store, "normalized_blocks", src.name),
+                       # blocks whose text differs from the extracted text (orig_text keeps that), and of those
+                       # the ones whose footnote markers the PDF backend took out (the rest: normalisation)
+                       text_changed=store.count_where("normalized_blocks", src.name, "orig_text IS NOT NULL"),
+                       footnote_markers_removed=store.count_where("normalized_blocks", src.name,
+                                                                  "map_contains(meta, 'footnote_refs')"))
 
-    @dg.asset(partitions_def=partitions, group_name=GROUP, kinds={"parquet"}, deps=[raw_files, "parsed_documents", normalized_blocks],
+    @dg.asset(partitions_def=partitions, **common("report"), deps=[raw_files, "parsed_documents", normalized_blocks],
               description="One row per document: status, error, retention ratio and the counts of "
                           "every chance of silent loss, with flags.")
     def quality_report(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
-        src, store = docclean.source(context.partition_key), docclean.store
+        src, store, quality = docclean.source(context.partition_key), docclean.store, docclean.config.settings.quality
         with store.locked(src.name):
             require(docclean, "normalized_blocks", src.name)
             stream, band, inputs = derive.quality_table(store, src, docclean.config.settings)
             if store.inputs("quality_report", src.name) != inputs:  # else the same rows are committed already
                 store.overwrite("quality_report", src.name, stream, inputs)
+            version = store.data_version("quality_report", [src.name])
         table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=["path", "status", "retention_ratio", "flags", "error"])
-        flagged = sum(1 for f in table.column("flags").to_pylist() if f)
-        return _result(store.uri("quality_report", src.name), table.num_rows, QUALITY_SCHEMA, documents=table.num_rows,
-                       failed=raw.count_by(table, "status").get("failed", 0), flagged=flagged,
-                       retention_band=dg.MetadataValue.json(None if band is None else
-                                                            {"low": band.low, "high": band.high, "learned": band.learned}),
+        statuses = raw.count_by(table, "status")
+        ratios = [r for r in table.column("retention_ratio").to_pylist() if r is not None]
+        words = insight.band_text(band, len(ratios), quality.min_docs_for_band)
+        return _result(context, "quality_report", store.uri("quality_report", src.name), table.num_rows, QUALITY_SCHEMA,
+                       version, documents=table.num_rows, failed=statuses.get("failed", 0),
+                       flagged=sum(1 for f in table.column("flags").to_pylist() if f), retention_band=words,
+                       retention_histogram=dg.MetadataValue.md(
+                           insight.histogram_md(ratios, band, statuses.get("failed", 0), words)),
+                       body_preview=dg.MetadataValue.md(insight.body_preview_md(store, src.name)),
+                       **insight.blocks_meta(store, "normalized_blocks", src.name),
                        preview=_preview(table.sort_by("path"), ["path", "status", "retention_ratio", "flags", "error"]))
 
     return [raw_files, parse, boilerplate_sets, normalized_blocks, quality_report]

@@ -143,13 +143,12 @@ def _instance():  # noqa: ANN202 - a dagster.DagsterInstance (imported lazily: c
 
 def _run(args: argparse.Namespace, names: list[str]) -> int:
     """Materialize every asset of each source, printing progress; EXIT_INFRA when a step failed."""
-    import dagster as dg
 
-    from docclean_assets.graph import build_defs
+    from docclean_assets.graph import INGEST_JOB, build_defs
     from docclean_assets.progress import for_stream
 
     defs = build_defs(args.sources, args.data_dir)
-    nodes = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
+    job = defs.resolve_job_def(INGEST_JOB)  # the UI's `ingest` job: the same runs, schedules and sensor use
     instance = _instance()
     parse = {"force": args.force, "retry_failed": args.retry_failed, "engine": args.engine or "", "address": args.address or ""}
     run_config = {"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": parse}}}},
@@ -159,9 +158,9 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
         for i, name in enumerate(names, 1):
             started = time.monotonic()
             print(f"[{i}/{len(names)}] {name}: materializing", flush=True)
-            result = dg.materialize(nodes, partition_key=name, resources={**defs.resources, "progress": progress},
-                                    instance=instance, run_config=run_config, raise_on_error=False,
-                                    tags={"docclean/source": name})
+            result = job.execute_in_process(run_config=run_config, instance=instance, partition_key=name,
+                                            raise_on_error=False, tags={"docclean/source": name},
+                                            resources={"progress": progress})
             _print_result(result)
             failed = failed or not result.success
             print(f"    {'done' if result.success else 'FAILED'} in {time.monotonic() - started:.1f} s", flush=True)
@@ -179,8 +178,8 @@ def _print_result(result) -> None:  # noqa: ANN001 - a dagster.ExecuteInProcessR
         extra = "".join(f" {k}={meta[k].value}" for k in ("parsed", "reused", "failed", "flagged") if k in meta)
         print(f"    {mat.asset_key.to_user_string():<18} rows={rows.value if rows else '?'}{extra}", flush=True)
     for check in result.get_asset_check_evaluations():
-        print(f"    check {check.check_name:<14} {'passed' if check.passed else 'FAILED'}"
-              f" {json.dumps({k: v.value for k, v in check.metadata.items() if k in ('below', 'over')})}")
+        verdict = "passed" if check.passed else "WARN" if check.severity.value == "WARN" else "FAILED"
+        print(f"    check {check.check_name:<16} {verdict:<6} {check.description or ''}")
     for ev in result.all_events:
         if ev.is_step_failure:
             print(f"    step failed: {ev.step_key}: {ev.event_specific_data.error.message.strip()}", file=sys.stderr)

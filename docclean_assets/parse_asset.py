@@ -10,6 +10,7 @@ committed shards stay, and re-executing the run from failure parses only what is
 pass no data between them: each records its counts on its step output, and the last step sums them
 from the run's event log, so no I/O manager is needed across machines."""
 
+import warnings
 from dataclasses import replace as dc_replace
 
 import dagster as dg
@@ -17,11 +18,13 @@ import dagster as dg
 from docclean_assets.pipeline import parse as parse_stage
 from docclean_assets.pipeline.engine import EngineSettings
 from docclean_assets.pipeline.shards import retire, shard_keys, shard_rows, stale_keys
-from docclean_assets.meta import require, result_meta
+from docclean_assets import insight
+from docclean_assets.meta import counts_value, require, result_meta, table_value
 from docclean_assets.progress import LineProgress, Progress, Tee
 from docclean_assets.resources import Docclean
 from docclean_assets.store.location import BLOB_EXTRACTOR
 from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.versions import changed_since_recorded
 
 STAT_KEYS = ("parsed", "reused", "unchanged", "removed", "failed", "batches")  # summed over a run's shards
 
@@ -98,14 +101,25 @@ def record_parse(context: dg.OpExecutionContext, docclean: Docclean):
     def where(table: str) -> str:  # the table's folder: its one partition, or the folder of all shards
         return store.uri(table, keys[0]) if len(keys) == 1 else store.location.join(table)
 
+    def output(table: str, meta: dict) -> dg.Output:  # with its data version, and whether that changed
+        version = store.data_version(table, keys)
+        # An op's Output takes a data version as a beta parameter (BetaWarning) in the pinned Dagster;
+        # the other assets return it on MaterializeResult, where it is stable. Without it a rerun that
+        # committed nothing would show the parse pair as changed data, and everything below as stale.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dg.BetaWarning)
+            return dg.Output(None, table, data_version=dg.DataVersion(version or "empty"),
+                             metadata={**meta, "changed": changed_since_recorded(context, table, version)})
+
     shards = {"shards": len(keys), "retired_shards": dg.MetadataValue.json(retired)} if len(keys) > 1 or retired else {}
-    yield dg.Output(None, "parsed_documents", metadata=result_meta(
+    yield output("parsed_documents", result_meta(
         where("parsed_documents"), sum(statuses.values()), DOCS_SCHEMA,
-        statuses=dg.MetadataValue.json(statuses), methods=dg.MetadataValue.json(methods)))
-    yield dg.Output(None, "parsed_blocks", metadata=result_meta(
+        statuses=counts_value(statuses, "status", "(none)"), methods=counts_value(methods, "method", "(none)")))
+    yield output("parsed_blocks", result_meta(
         where("parsed_blocks"), sum(kinds.values()), BLOCKS_SCHEMA, documents=sum(statuses.values()), **run, **shards,
-        errors=dg.MetadataValue.json(errors), kinds=dg.MetadataValue.json(kinds),
-        drop_reasons=dg.MetadataValue.json(drop_reasons)))
+        errors=table_value([{"path": p, "error": e} for p, e in errors.items()], ["path", "error"]),
+        blocks_per_kind=counts_value(kinds, "kind", "(no kind)"),
+        drop_reasons=counts_value(drop_reasons, "drop_reason", insight.KEPT)))
 
 
 def _run_stats(context: dg.OpExecutionContext) -> tuple[dict, dict]:
@@ -126,13 +140,13 @@ def _run_stats(context: dg.OpExecutionContext) -> tuple[dict, dict]:
     return totals, errors
 
 
-def _counts(con, view: str, column: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    """Rows per value of a column (NULL as 'null')."""
-    rows = con.execute(f'SELECT coalesce(CAST("{column}" AS VARCHAR), \'null\'), count(*) FROM {view} GROUP BY 1 ORDER BY 1')
+def _counts(con, view: str, column: str) -> dict[str | None, int]:  # type: ignore[no-untyped-def]
+    """Rows per value of a column (NULL as None)."""
+    rows = con.execute(f'SELECT CAST("{column}" AS VARCHAR), count(*) FROM {view} GROUP BY 1 ORDER BY 1')
     return dict(rows.fetchall())
 
 
-def build_parse_asset(partitions: dg.PartitionsDefinition, group: str) -> dg.AssetsDefinition:
+def build_parse_asset(partitions: dg.PartitionsDefinition, common: dict) -> dg.AssetsDefinition:
     """The parse pair as one graph-backed multi-asset over the given source partitions."""
 
     # One parse writes two tables as one pair commit per batch, so they are one multi-asset: both
@@ -140,12 +154,12 @@ def build_parse_asset(partitions: dg.PartitionsDefinition, group: str) -> dg.Ass
     @dg.graph_multi_asset(name="parsed_blocks", partitions_def=partitions, can_subset=False,
                           ins={"raw_files": dg.AssetIn(dagster_type=dg.Nothing)}, outs={
         "parsed_blocks": dg.AssetOut(
-            dagster_type=dg.Nothing, group_name=group, kinds={"parquet"},
+            dagster_type=dg.Nothing, **common,
             description="Blocks as each format backend returns them, incl. blocks the parser drops; one isolated "
                         "worker per document; committed in batches (per shard for a sharded source); unchanged "
                         "documents are neither parsed nor rewritten."),
         "parsed_documents": dg.AssetOut(
-            dagster_type=dg.Nothing, group_name=group, kinds={"parquet"},
+            dagster_type=dg.Nothing, **common,
             description="One row per parsed document: status, error, parser version and the backend's "
                         "diagnostics (the counts of every chance of silent loss, with flags)."),
     })

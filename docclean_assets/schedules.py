@@ -3,7 +3,12 @@
 import hashlib
 import json
 
+from typing import TYPE_CHECKING
+
 import dagster as dg
+
+if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's public API)
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from docclean_assets.inventory import list_objects
 from docclean_assets.resources import Docclean
@@ -11,7 +16,7 @@ from docclean_assets.sources import SourceConfigError, SourcesConfig, walk_sourc
 from docclean_assets.store.location import StoreError
 
 
-def build_schedules(config: SourcesConfig, assets: list[dg.AssetsDefinition]) -> list[dg.ScheduleDefinition]:
+def build_schedules(config: SourcesConfig, job: "UnresolvedAssetJobDefinition") -> list[dg.ScheduleDefinition]:
     """A schedule per source with `schedule:`, each re-ingesting that source's partition."""
     schedules = []
     for source in config.sources.values():
@@ -24,7 +29,7 @@ def build_schedules(config: SourcesConfig, assets: list[dg.AssetsDefinition]) ->
 
         schedules.append(dg.schedule(
             name=f"reingest_{source.name.replace('-', '_')}", cron_schedule=source.schedule,
-            execution_timezone="UTC", target=assets,
+            execution_timezone="UTC", target=job,
             description=f"Re-ingest source {source.name!r} on {source.schedule!r} (UTC)")(_tick))
     return schedules
 
@@ -50,10 +55,10 @@ def folder_fingerprint(config: SourcesConfig, name: str) -> str:
     return digest.hexdigest()
 
 
-def build_sensor(config: SourcesConfig, assets: list[dg.AssetsDefinition]) -> dg.SensorDefinition:
+def build_sensor(config: SourcesConfig, job: "UnresolvedAssetJobDefinition") -> dg.SensorDefinition:
     """Requests a run for every folder source whose files were added, changed or removed."""
 
-    @dg.sensor(name="changed_files", target=assets, minimum_interval_seconds=60,
+    @dg.sensor(name="changed_files", target=job, minimum_interval_seconds=60,
                description="Re-ingest a folder source when its files change (path, size or mtime; on object "
                            "storage key, size or ETag).")
     def changed_files(context: dg.SensorEvaluationContext, docclean: Docclean):

@@ -20,7 +20,8 @@ from docclean_assets.extract.validation import check_section
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
 SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render",
-               "ocr", "ocr_scanned_body", "shards"}
+               "ocr", "ocr_scanned_body", "shards",
+               "max_failed_documents", "max_failed_share"}
 OCR_MODES = ("auto", "off", "force")
 # Shards one source's parse may be split into (`shards:`): each is a step, a process or a pod of its
 # own with its own pair of tables. 1024 takes a million-document source down to ~1,000 documents (a
@@ -67,6 +68,10 @@ class Source:
     # `s3://bucket/docs`; `path` is then None. Checked for form only at load: no network.
     prefix: str | None = None
     shards: int = 1  # parse split into this many shards (pipeline/shards.py)
+    # The failed_documents check fails (ERROR) above either limit; any failure below them warns.
+    # Unset: no count limit, and the share of settings `quality: max_failed_share`.
+    max_failed_documents: int | None = None
+    max_failed_share: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +187,14 @@ def _source(name: str, raw: Any, base: Path) -> Source:
     shards = raw.get("shards", 1)
     if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= MAX_SHARDS:
         raise _err(name, "shards", f"must be an integer from 1 to {MAX_SHARDS}")
-    return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body, prefix, shards)
+    max_failed, max_share = raw.get("max_failed_documents"), raw.get("max_failed_share")
+    if max_failed is not None and (not isinstance(max_failed, int) or isinstance(max_failed, bool) or max_failed < 0):
+        raise _err(name, "max_failed_documents", "must be a non-negative integer")
+    if max_share is not None and (isinstance(max_share, bool) or not isinstance(max_share, (int, float))
+                                  or not 0.0 <= max_share <= 1.0):
+        raise _err(name, "max_failed_share", "must be a number from 0 to 1 (a share of the source's documents)")
+    return Source(name, path, urls, html, schedule, band, max_rev, notes, render, ocr, scanned_body, prefix, shards,
+                  max_failed, None if max_share is None else float(max_share))
 
 
 def _object_prefix(name: str, url: str) -> str:

@@ -9,8 +9,8 @@ import pyarrow as pa
 
 from docclean_assets.extract.model import Block, DocReport
 from docclean_assets.extract.schema import (
-    CONTENT_SCHEMA, LOSS_FIELDS, REPORT_COLUMNS, REPORT_FIELDS, block_row, fit_block_row, fit_row, report_fields,
-    row_to_block,
+    CONTENT_DOCS, CONTENT_SCHEMA, LOSS_FIELDS, REPORT_COLUMNS, REPORT_DOCS, REPORT_FIELDS, block_row, fit_block_row,
+    fit_row, report_fields, row_to_block,
 )
 
 # Columns that say which document a row belongs to; every per-document table starts with them.
@@ -95,6 +95,45 @@ BOILERPLATE_SCHEMA = pa.schema(
         pa.field("drop_reason", pa.string(), nullable=False),
     ]
 )
+
+# The description of every column the tables above add to the library's (a column name means the same
+# in every table that has it); the Dagster UI shows them with each asset's column schema.
+_TABLE_DOCS = {
+    "source": "The source (sources.yaml entry, the Dagster partition) the row belongs to.",
+    "doc_id": "SHA-256 of the document's bytes: the same file under two paths has one doc_id.",
+    "path": "The file's path below the source's folder ('/'-separated), or the page's URL.",
+    "bytes": "Size of the file or the fetched response, in bytes.",
+    "ext_format": "The format the file's extension or Content-Type claims.",
+    "format_mismatch": "True when the sniffed format differs from what the extension or Content-Type claims.",
+    "modified": "The file's modification time, or when the URL was fetched (UTC).",
+    "http_status": "The HTTP status of the last fetch (URL sources); NULL for files.",
+    "blob": "Where the bytes are: the file's absolute path or the fetched blob's path.",
+    "rendered": "True when the page's DOM came from headless Chromium (render: true).",
+    "etag": "The ETag of the last fetch, sent back in the next conditional GET.",
+    "last_modified": "The Last-Modified of the last fetch, sent back in the next conditional GET.",
+    "error": "Why the document could not be read, fetched or parsed; NULL when it was.",
+    "status": "ok, or failed (see error): a failed document is one row and costs nothing else.",
+    "kept_chars": "Non-whitespace characters of the body that remains (kept blocks of body kinds).",
+    "retention_ratio": "kept_chars / raw_chars: how much of the extracted text the body keeps.",
+    "boilerplate_removed": "Blocks removed as repeated text (running heads, page numbers, site template).",
+    "drop_counts": "Blocks dropped per drop_reason.",
+    "parse_seconds": "Seconds the document's parse took in its worker.",
+    "parser_version": "The extraction library's version and settings digest the document was parsed with.",
+    "scope": "Where the text repeats: pages (of one document), documents (a site template) or source_pages.",
+    "band": "top or bottom band of the page where a repeated line sits; NULL for site templates.",
+    "pattern": "The repeated text normalised (digits as #), as it is matched.",
+    "example": "One occurrence of the repeated text, as printed.",
+    "count": "Pages or documents the text occurs in.",
+    "out_of": "Pages of the document, or documents of the source.",
+    "seen_in": "Page numbers or paths where the text was seen.",
+}
+COLUMN_DOCS = {**CONTENT_DOCS, **REPORT_DOCS, **_TABLE_DOCS}
+
+
+def column_description(name: str) -> str:
+    """What a column of docclean's tables holds."""
+    return COLUMN_DOCS[name]
+
 
 @dataclass(frozen=True, slots=True)
 class DocRef:

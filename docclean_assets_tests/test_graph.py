@@ -4,7 +4,7 @@ import dagster as dg
 from docclean_assets.graph import build_defs
 from docclean_assets_tests.lineage import LINEAGE
 
-CHECKS = {("quality_report", "retention_band"), ("quality_report", "revision_count")}
+CHECKS = {("quality_report", c) for c in ("failed_documents", "retention_band", "revision_count")}
 
 
 def _graph(tmp_path):

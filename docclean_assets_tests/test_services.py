@@ -1,9 +1,10 @@
-"""Service-level tests: the real `dagster` CLI and `dagster dev` (webserver + daemon) over a tiny source.
+"""Service-level tests: Dagster 1.13's `dg` CLI (`dg launch`, `dg dev`: webserver + daemon) over a
+tiny source, and the UI itself in headless Chromium.
 
 Each test builds its own deployment in tmp_path (three HTML pages sharing a <nav> and a <footer>,
 a sources.yaml with one source `web`, a data directory and a DAGSTER_HOME) and drives docclean
 only through subprocesses and their public interfaces: exit codes, Parquet read through DuckDB,
-the instance's run storage and the webserver's GraphQL endpoint.
+the instance's run storage, the webserver's GraphQL endpoint and the pages it renders.
 """
 from __future__ import annotations
 
@@ -23,20 +24,23 @@ from pathlib import Path
 import pytest
 
 from docclean_assets.store.tables import Store
+from docclean_assets.render import chromium_path
+from docclean_assets_tests.browser import browser_page
 from docclean_assets_tests.lineage import LINEAGE
 
 pytestmark = pytest.mark.service
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-DAGSTER = Path(sys.executable).parent / "dagster"
+DG = Path(sys.executable).parent / "dg"
 ASSETS = ["raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report"]
 # The run's steps: parsed_blocks and parsed_documents are one graph-backed multi-asset whose steps
 # plan the source's shards, parse each (one here: the source is not sharded) and record both tables.
 PARSE_STEPS = ["parsed_blocks.plan_shards", "parsed_blocks.parse_shard[shard_000]", "parsed_blocks.record_parse"]
 STEPS = [s for a in ASSETS if a != "parsed_documents" for s in (PARSE_STEPS if a == "parsed_blocks" else [a])]
-CHECKS = ["retention_band", "revision_count"]
+CHECKS = ["failed_documents", "retention_band", "revision_count"]
 PARTITION = "web"
-LOCATION = "docclean"  # workspace.yaml's location_name
+LOCATION = "docclean"  # pyproject's [tool.dg.project] code_location_name (and workspace.yaml's location_name)
+JOB = "ingest"  # the named job every run uses
 
 NAV = ["Home", "Tide tables", "Contact the harbour office"]
 FOOTER = "Copyright 2024 Port Authority of Kestrel Bay. All rights reserved."
@@ -98,9 +102,17 @@ def deployment(tmp_path: Path) -> Deployment:
     home = tmp_path / "dagster_home"
     home.mkdir()
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "DOCCLEAN_"))}
-    env.update(DOCCLEAN_SOURCES=str(sources), DOCCLEAN_DATA_DIR=str(data_dir), DAGSTER_HOME=str(home))
+    env = project_env(DOCCLEAN_SOURCES=str(sources), DOCCLEAN_DATA_DIR=str(data_dir), DAGSTER_HOME=str(home))
     return Deployment(tmp_path, sources, data_dir, home, env)
+
+
+def project_env(**extra: str) -> dict[str, str]:
+    """The environment a user's shell has after activating the project's venv, plus `extra`
+    (dg runs the project's own Python, and warns when the active venv is another one)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "DOCCLEAN_"))}
+    venv = Path(sys.executable).parent.parent
+    env.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", **extra)
+    return env
 
 
 def _tail(path: Path, lines: int = 40) -> str:
@@ -113,14 +125,23 @@ def _tail(path: Path, lines: int = 40) -> str:
 # --------------------------------------------------------------------------- 1. the CLI
 
 
-def test_cli_materialize_writes_parquet_and_records_the_run(deployment: Deployment):
-    log = deployment.root / "materialize.log"
+def test_dg_check_defs_loads_the_project_and_names_a_bad_config(deployment: Deployment):
+    ok = subprocess.run([str(DG), "check", "defs"], cwd=PROJECT_ROOT, env=deployment.env,
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "All definitions loaded successfully" in ok.stdout + ok.stderr, ok.stderr[-2000:]
+    deployment.sources.write_text(f"sources:\n  {PARTITION}:\n    path: docs\n    max_failed_share: 2\n")
+    bad = subprocess.run([str(DG), "check", "defs"], cwd=PROJECT_ROOT, env=deployment.env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "max_failed_share" in bad.stdout + bad.stderr, bad.stdout[-2000:]
+
+
+def test_dg_launch_writes_parquet_and_records_the_run(deployment: Deployment):
+    log = deployment.root / "launch.log"
     with open(log, "wb") as out:
-        proc = subprocess.run(
-            [str(DAGSTER), "asset", "materialize", "-m", "docclean_assets.definitions",
-             "--select", ",".join(ASSETS), "--partition", PARTITION],
-            cwd=PROJECT_ROOT, env=deployment.env, stdout=out, stderr=subprocess.STDOUT, timeout=120)
-    assert proc.returncode == 0, f"dagster asset materialize failed:\n{_tail(log)}"
+        proc = subprocess.run([str(DG), "launch", "--job", JOB, "--partition", PARTITION],
+                              cwd=PROJECT_ROOT, env=deployment.env, stdout=out, stderr=subprocess.STDOUT, timeout=120)
+    assert proc.returncode == 0, f"dg launch failed:\n{_tail(log)}"
+    assert "superseded" not in log.read_text(errors="replace")
 
     store = Store(deployment.data_dir)
     for table in ASSETS:
@@ -152,7 +173,7 @@ def test_cli_materialize_writes_parquet_and_records_the_run(deployment: Deployme
         runs = instance.get_runs()
         assert len(runs) == 1, runs
         run = runs[0]
-        assert run.status == dg.DagsterRunStatus.SUCCESS
+        assert run.status == dg.DagsterRunStatus.SUCCESS and run.job_name == JOB
         assert run.tags.get("dagster/partition") == PARTITION
         for name in ASSETS:
             event = instance.get_latest_materialization_event(dg.AssetKey(name))
@@ -161,10 +182,14 @@ def test_cli_materialize_writes_parquet_and_records_the_run(deployment: Deployme
         evaluations = [e.dagster_event.event_specific_data
                        for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)]
         assert sorted(ev.check_name for ev in evaluations) == CHECKS
-        assert all(ev.passed for ev in evaluations), evaluations
+        verdicts = {ev.check_name: (ev.passed, ev.severity) for ev in evaluations}
+        # three documents are too few to learn a retention band and none is configured: it says so at WARN
+        assert verdicts == {"failed_documents": (True, dg.AssetCheckSeverity.ERROR),
+                            "revision_count": (True, dg.AssetCheckSeverity.ERROR),
+                            "retention_band": (False, dg.AssetCheckSeverity.WARN)}, verdicts
 
 
-# --------------------------------------------------------------------------- 2. dagster dev
+# --------------------------------------------------------------------------- 2. dg dev
 
 
 def _free_port() -> int:
@@ -174,7 +199,8 @@ def _free_port() -> int:
 
 
 class DagsterDev:
-    """`dagster dev` in its own process group; GraphQL helpers with deadlines."""
+    """`dg dev` (which starts `dagster dev`: webserver, daemon, code server) in its own process group;
+    GraphQL helpers with deadlines."""
 
     def __init__(self, deployment: Deployment):
         self.port = _free_port()
@@ -188,7 +214,7 @@ class DagsterDev:
             signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             self.proc = subprocess.Popen(
-                [str(DAGSTER), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(self.port)],
+                [str(DG), "dev", "-h", "127.0.0.1", "-p", str(self.port)],
                 cwd=PROJECT_ROOT, env=deployment.env, stdout=self._out, stderr=subprocess.STDOUT,
                 start_new_session=True)
         finally:
@@ -196,13 +222,13 @@ class DagsterDev:
                 signal.signal(signal.SIGINT, previous)
 
     def fail(self, why: str):
-        pytest.fail(f"{why}\n--- dagster dev log (tail) ---\n{_tail(self.log)}")
+        pytest.fail(f"{why}\n--- dg dev log (tail) ---\n{_tail(self.log)}")
 
     def wait_until_serving(self, timeout: float = 90):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                self.fail(f"dagster dev exited with {self.proc.returncode} before serving")
+                self.fail(f"dg dev exited with {self.proc.returncode} before serving")
             try:
                 with urllib.request.urlopen(f"{self.base}/server_info", timeout=2) as resp:
                     info = json.load(resp)
@@ -228,7 +254,7 @@ class DagsterDev:
         value = None
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                self.fail(f"dagster dev exited with {self.proc.returncode} while waiting for {what}")
+                self.fail(f"dg dev exited with {self.proc.returncode} while waiting for {what}")
             value = fetch()
             if done(value):
                 return value
@@ -273,10 +299,9 @@ RUN_QUERY = """query($id: ID!) { runOrError(runId: $id) { __typename ... on Run 
   stepStats { stepKey status } } ... on PythonError { message } } }"""
 AFTER_RUN_QUERY = """query($keys: [AssetKeyInput!]) {
   assetNodes(assetKeys: $keys) { assetKey { path } assetMaterializations(partitions: ["web"]) { runId partition } }
-  band: assetCheckExecutions(assetKey: {path: ["quality_report"]}, checkName: "retention_band", limit: 5) {
-    runId status partition evaluation { success } }
-  revisions: assetCheckExecutions(assetKey: {path: ["quality_report"]}, checkName: "revision_count", limit: 5) {
-    runId status partition evaluation { success } } }"""
+""" + "".join(f"""  {c}: assetCheckExecutions(assetKey: {{path: ["quality_report"]}}, checkName: "{c}", limit: 5) {{
+    runId status partition evaluation {{ success severity }} }}
+""" for c in CHECKS) + "}"
 FAILED_RUN = {"FAILURE", "CANCELED", "CANCELING"}
 
 
@@ -295,12 +320,16 @@ def wait_until_loaded(dev: DagsterDev) -> dict:
     return entry
 
 
-def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deployment):
+BROKEN = "scan.pdf"  # a truncated PDF in the dev test's source: one failed document of four
+
+
+def test_dg_dev_runs_a_partition_and_the_ui_shows_checks_and_pictures(deployment: Deployment):
+    (deployment.root / "docs" / BROKEN).write_bytes(b"%PDF-1.7\n1 0 obj <<truncated")
     dev = DagsterDev(deployment)
     try:
         wait_until_loaded(dev)
 
-        # The six assets with their lineage, each partitioned by the one source, and the two checks
+        # The six assets with their lineage, each partitioned by the one source, and the three checks
         # on quality_report.
         nodes = {tuple(n["assetKey"]["path"]): n for n in dev.gql(ASSETS_QUERY)["assetNodes"]}
         assert sorted(nodes) == sorted((a,) for a in ASSETS), sorted(nodes)
@@ -327,10 +356,9 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
         for daemon in ("SCHEDULER", "SENSOR", "QUEUED_RUN_COORDINATOR"):
             assert daemon in by_type and by_type[daemon]["healthy"], by_type
 
-        # Launch the six assets for partition 'web' as the UI's "Materialize" does; the run is queued,
+        # Launch the `ingest` job for partition 'web' as the UI's Jobs page does; the run is queued,
         # so reaching SUCCESS proves the daemon's run coordinator dequeued and launched it.
-        params = {"selector": {"repositoryLocationName": LOCATION, "repositoryName": repository,
-                               "jobName": "__ASSET_JOB", "assetSelection": [{"path": [a]} for a in ASSETS]},
+        params = {"selector": {"repositoryLocationName": LOCATION, "repositoryName": repository, "jobName": JOB},
                   "executionMetadata": {"tags": [{"key": "dagster/partition", "value": PARTITION}]}}
         launched = dev.gql(LAUNCH, {"p": params})["launchRun"]
         assert launched["__typename"] == "LaunchRunSuccess", launched
@@ -339,7 +367,7 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
 
         run = dev.poll("the run to finish", lambda: dev.gql(RUN_QUERY, {"id": run_id})["runOrError"],
                        lambda r: r.get("status") in {"SUCCESS"} | FAILED_RUN, timeout=120)
-        assert run["status"] == "SUCCESS", run
+        assert run["status"] == "SUCCESS", run  # a broken file is a failed row, never a failed run
         assert {"key": "dagster/partition", "value": PARTITION} in run["tags"]
         steps = {s["stepKey"]: s["status"] for s in run["stepStats"]}
         expected_steps = STEPS + [f"quality_report_{c}" for c in CHECKS]
@@ -347,19 +375,56 @@ def test_dagster_dev_serves_graph_and_daemon_runs_a_partition(deployment: Deploy
 
         # The run wrote the partition's Parquet (in the deployment's data dir, not the bundled one).
         store = Store(deployment.data_dir)
-        assert store.snapshot("quality_report", PARTITION) is not None
         rows = store.connect().execute("SELECT path, status FROM quality_report ORDER BY path").fetchall()
-        assert rows == [(name, "ok") for name in sorted(ARTICLES)], rows
+        assert rows == sorted([(name, "ok") for name in ARTICLES] + [(BROKEN, "failed")]), rows
 
-        # And the instance recorded one materialization per asset for 'web' and both check executions.
+        # The instance recorded one materialization per asset for 'web' and each check's verdict for
+        # 'web': 1 failed document of 4 is above a tenth (ERROR), 3 ratios are too few for a band (WARN).
         after = dev.gql(AFTER_RUN_QUERY, {"keys": [{"path": [a]} for a in ASSETS]})
         for node in after["assetNodes"]:
             assert [(m["runId"], m["partition"]) for m in node["assetMaterializations"]] == [(run_id, PARTITION)], node
-        for alias in ("band", "revisions"):
-            executions = [e for e in after[alias] if e["runId"] == run_id]
-            assert len(executions) == 1, after[alias]
-            assert executions[0]["status"] == "SUCCEEDED" and executions[0]["evaluation"]["success"], executions
-            assert executions[0]["partition"] == PARTITION, executions  # per-source check status in the UI
+        verdicts = {}
+        for check in CHECKS:
+            [execution] = [e for e in after[check] if e["runId"] == run_id]
+            assert execution["partition"] == PARTITION, execution  # per-source check status in the UI
+            verdicts[check] = (execution["status"], execution["evaluation"]["severity"])
+        assert verdicts == {"failed_documents": ("FAILED", "ERROR"), "retention_band": ("FAILED", "WARN"),
+                            "revision_count": ("SUCCEEDED", "ERROR")}, verdicts
+
+        if chromium_path() is None:  # everything above was checked; only the browser's view is not
+            pytest.skip("Chromium is not installed (apt-get install chromium): the UI's pages were not loaded")
+        dev.gql("mutation { setNuxSeen }")  # the first-visit community dialog would cover the page
+        _ui_shows_checks_and_pictures(dev.base, deployment.root)
     finally:
         dev.stop()
-    assert dev.proc.returncode is not None, "dagster dev outlived the test"
+    assert dev.proc.returncode is not None, "dg dev outlived the test"
+
+
+def _ui_shows_checks_and_pictures(base: str, shots: Path) -> None:
+    """What a user sees in Chromium: the failed check marked failed, with the broken file listed; the
+    retention histogram drawn as an image; the kinds table and the body preview."""
+    with browser_page() as page:
+        page.goto(f"{base}/assets/quality_report?view=checks")
+        rows = page.locator('[class*="AssetChecks_checkRow"]')
+        failed = rows.filter(has=page.locator('[title="failed_documents"]'))
+        failed.get_by_text("Failed", exact=True).wait_for()
+        assert failed.locator('[role="img"][aria-label="cancel"]').count() == 1  # the red cross
+        failed.click()
+        page.get_by_text(BROKEN, exact=True).wait_for()  # listed in the latest execution's metadata
+        assert page.get_by_text("1 of 4 documents failed", exact=False).count() >= 1
+        page.screenshot(path=str(shots / "checks.png"))
+
+        page.goto(f"{base}/assets/quality_report?view=events&partition={PARTITION}")
+        histogram = page.locator("tr", has_text="retention_histogram")
+        # Dagster shows Markdown longer than 1000 characters behind this link, in a dialog
+        histogram.get_by_text("[Show Markdown]").click()
+        image = page.locator('img[src^="data:image/png;base64,"]')
+        image.wait_for()
+        size = image.evaluate("i => i.complete ? [i.naturalWidth, i.naturalHeight] : null")
+        assert size == [560, 220], size  # decoded and drawn, not a broken-image icon
+        page.screenshot(path=str(shots / "histogram.png"))
+        page.keyboard.press("Escape")
+        kinds = page.locator("tr", has_text="blocks_per_kind")
+        assert kinds.get_by_text("paragraph", exact=True).count() == 1
+        first_article = ARTICLES[sorted(ARTICLES)[0]][1][0]  # the first document's first paragraph
+        page.get_by_text(" ".join(first_article.split()[:6]), exact=False).first.wait_for()

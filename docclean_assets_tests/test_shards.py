@@ -19,9 +19,10 @@ from docclean_assets.pipeline.shards import shard_keys, shard_of, shard_rows, st
 from docclean_assets.sources import SourceConfigError, load_sources
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.test_pipeline import _materialize, _meta, _page, _rows
+from docclean_assets_tests.test_services import project_env
 
 PROJECT = Path(__file__).resolve().parents[1]
-DAGSTER = Path(sys.executable).parent / "dagster"
+DG = Path(sys.executable).parent / "dg"
 PAGES = {f"n{i:02d}.html": _page(f"Notice {i}", f"Item {i} concerns ward {i % 5}.") for i in range(12)}
 TABLES_SQL = {
     "parsed_blocks": "SELECT path, seq, kind, text FROM parsed_blocks",
@@ -157,12 +158,11 @@ def test_shard_steps_run_in_processes_of_their_own_under_the_multiprocess_execut
     home = tmp_path / "home"
     home.mkdir()
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
-    env = {**os.environ, "DAGSTER_HOME": str(home), "DOCCLEAN_SOURCES": str(cfg), "DOCCLEAN_DATA_DIR": str(tmp_path / "out"),
-           EXECUTOR_ENV: "multiprocess", "PYTHONPATH": str(PROJECT)}
+    env = project_env(DAGSTER_HOME=str(home), DOCCLEAN_SOURCES=str(cfg), DOCCLEAN_DATA_DIR=str(tmp_path / "out"),
+                      PYTHONPATH=str(PROJECT), **{EXECUTOR_ENV: "multiprocess"})  # the test extractor
     slow = {"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": {"extractor": "docclean_assets_tests.faults:slow_extract"}}}}}}
     # raw_files and the parse only: every step under this executor is a process start (~2 s on 2 cores)
-    proc = subprocess.run([str(DAGSTER), "asset", "materialize", "-m", "docclean_assets.definitions", "--select",
-                           "raw_files,parsed_blocks,parsed_documents",
+    proc = subprocess.run([str(DG), "launch", "--assets", "raw_files,parsed_blocks,parsed_documents",
                            "--partition", "web", "--config-json", json.dumps(slow)], env=env, cwd=PROJECT,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -140,38 +140,40 @@ class DocReport:
     str -> string, list[str] -> list<string>), so a counter added here is a column everywhere.
     """
 
-    format: str = ""
-    method: str = ""  # how the body was obtained: jsonld | rules | trafilatura | whole_page | text_layer | ooxml
-    pages: int = 0
-    # non-whitespace characters (count_chars) of the whole text layer, before any removal (64-bit, as kept_chars)
-    raw_chars: int = field(default=0, metadata={"arrow": "int64"})
-    columns: int = 0  # the largest number of text columns detected on any page
-    footnotes: int = 0
-    unresolved_regions: int = 0  # regions whose role could not be decided (kept, but unsure)
-    deletions: int = 0  # tracked deletions (w:del)
-    insertions: int = 0  # tracked insertions (w:ins)
-    moves: int = 0  # tracked moves (w:moveFrom / w:moveTo pairs)
-    comment_refs: int = 0
-    embedded_objects: int = 0  # OLE objects and other embedded files
-    picture_shapes: int = 0  # pictures: text inside them contributes zero characters
-    callouts: int = 0  # call-out panels, sidebars and text boxes, kept apart from the prose
-    pull_quotes: int = 0  # display text repeating the body, kept out of it
-    margin_notes: int = 0  # short notes beside the text (clause numbers, stamps), linked, not spliced
-    tables: int = 0  # table blocks (Markdown tables and fallbacks)
-    tables_fallback: int = 0  # tables whose columns could not be aligned: a description plus their text
-    # ---- HTML reader comments (issue 7)
-    reader_comments: int = 0  # comments under a web page, kept as kind='comment' blocks (not body)
-    flags: list[str] = field(default_factory=list)  # names of what the document showed (broken_part, value_clamped ...)
-    # OCR (issue 9): pages rendered and OCR'd, pictures whose text was read, pictures OCR'd without
-    # any confident text, and the mean word confidence (0-100) of the OCR text kept; 0 without OCR.
-    ocr_pages: int = 0
-    ocr_pictures: int = 0
-    ocr_pictures_empty: int = 0
-    ocr_confidence: float = 0.0
+    # Each field's `doc` is its column's description in the Dagster UI (and `arrow` its Arrow type
+    # where that is not the default).
+    format: str = field(default="", metadata={"doc": "The sniffed format: pdf | docx | pptx | html."})
+    method: str = field(default="", metadata={"doc": "How the body was obtained: jsonld | rules | trafilatura | "
+                                                     "whole_page | text_layer | ooxml."})
+    pages: int = field(default=0, metadata={"doc": "Pages (PDF) or slides (PPTX); 0 for other formats."})
+    raw_chars: int = field(default=0, metadata={
+        "arrow": "int64", "doc": "Non-whitespace characters of the whole extracted text, before any removal."})
+    columns: int = field(default=0, metadata={"doc": "The largest number of text columns detected on any page."})
+    footnotes: int = field(default=0, metadata={"doc": "Footnotes and endnotes found (kept apart from the body, linked)."})
+    unresolved_regions: int = field(default=0, metadata={"doc": "Regions whose role could not be decided (kept, but unsure)."})
+    deletions: int = field(default=0, metadata={"doc": "Tracked deletions (w:del): their text is not in the body."})
+    insertions: int = field(default=0, metadata={"doc": "Tracked insertions (w:ins): their text is in the body."})
+    moves: int = field(default=0, metadata={"doc": "Tracked moves (w:moveFrom / w:moveTo pairs)."})
+    comment_refs: int = field(default=0, metadata={"doc": "Reviewer comments anchored in the text (kept as kind='comment')."})
+    embedded_objects: int = field(default=0, metadata={"doc": "OLE objects and other embedded files (their content is not read)."})
+    picture_shapes: int = field(default=0, metadata={"doc": "Pictures: text inside them counts only where OCR read it."})
+    callouts: int = field(default=0, metadata={"doc": "Call-out panels, sidebars and text boxes, kept apart from the prose."})
+    pull_quotes: int = field(default=0, metadata={"doc": "Display text repeating the body, kept out of it."})
+    margin_notes: int = field(default=0, metadata={"doc": "Short notes beside the text (clause numbers, stamps), linked, not spliced."})
+    tables: int = field(default=0, metadata={"doc": "Table blocks (Markdown tables and fallbacks)."})
+    tables_fallback: int = field(default=0, metadata={"doc": "Tables whose columns could not be aligned: a description plus their text."})
+    reader_comments: int = field(default=0, metadata={"doc": "Comments under a web page, kept as kind='comment' (not body)."})
+    flags: list[str] = field(default_factory=list, metadata={
+        "doc": "Names of what the document showed (broken_part, value_clamped, below_retention_band ...)."})
+    # OCR (issue 9)
+    ocr_pages: int = field(default=0, metadata={"doc": "Pages rendered and read by OCR."})
+    ocr_pictures: int = field(default=0, metadata={"doc": "Pictures whose text OCR read."})
+    ocr_pictures_empty: int = field(default=0, metadata={"doc": "Pictures OCR read without finding confident text."})
+    ocr_confidence: float = field(default=0.0, metadata={"doc": "Mean word confidence (0-100) of the OCR text kept; 0 without OCR."})
     # Parts of a package (a slide, a header, a JSON-LD script, an embedded chunk) that could not be
     # read: each costs only itself, is counted here and flags the document `broken_part`.
-    broken_parts: int = 0
-    part_errors: list[str] = field(default_factory=list)  # "<part>: <why>" for each of them
+    broken_parts: int = field(default=0, metadata={"doc": "Parts of the file that could not be read (each costs only itself)."})
+    part_errors: list[str] = field(default_factory=list, metadata={"doc": "'<part>: <why>' for each broken part."})
 
     def flag(self, name: str) -> None:
         """Add a flag once."""

@@ -33,11 +33,29 @@ CONTENT_SCHEMA = pa.schema(
     ]
 )
 _BOX = ("x0", "y0", "x1", "y1")
+# Each block column's description (the Dagster UI lists them with the tables).
+CONTENT_DOCS = {
+    "seq": "The block's position in the document's reading order (0-based).",
+    "page": "Page (PDF) or slide (PPTX) number, 1-based; NULL for formats without pages.",
+    "x0": "Left edge of the block's box, in points from the page's left (PDF only).",
+    "y0": "Top edge of the block's box, in points from the page's top (PDF only).",
+    "x1": "Right edge of the block's box, in points (PDF only).",
+    "y1": "Bottom edge of the block's box, in points (PDF only).",
+    "kind": "What the block is: title, heading, paragraph, list_item, table, caption, code, callout (body kinds), "
+            "or footnote, pull_quote, margin_note, speaker_notes, comment, image_text (kept apart).",
+    "text": "The block's text, normalised (a table as Markdown).",
+    "orig_text": "The text as extracted, when normalisation or marker removal changed it; NULL otherwise.",
+    "drop_reason": "Why the block left the body (running_head, page_number, site_template ...); NULL when kept.",
+    "level": "Heading level (1 = top) or list nesting level; NULL otherwise.",
+    "anchor": "The seq of the block a footnote, margin note or comment belongs to; NULL otherwise.",
+    "meta": "Backend details as key-value pairs (list_label, marker, footnote_refs, ocr_confidence ...).",
+}
 
 # The report's columns, derived from DocReport's fields (its one list) in their order: int -> int32 unless
 # the field's metadata names another Arrow type ("arrow": "int64"), float -> float64, str -> string,
 # list[str] -> list<string>.
 _ARROW_TYPES = {"int": pa.int32(), "float": pa.float64(), "str": pa.string(), "list[str]": pa.list_(pa.string())}
+REPORT_DOCS = {f.name: f.metadata["doc"] for f in dataclass_fields(DocReport)}
 REPORT_COLUMNS = {
     f.name: pa.field(f.name, getattr(pa, f.metadata["arrow"])() if "arrow" in f.metadata else _ARROW_TYPES[f.type])
     for f in dataclass_fields(DocReport)

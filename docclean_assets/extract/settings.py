@@ -177,6 +177,12 @@ class QualitySettings:
     # The learned band is never narrower than median ± this (ratio units): identical documents have
     # MAD 0, and a 2-point wobble in a template site's ratio is not a loss.
     min_halfwidth: float = 0.05
+    # Share of a source's documents (0-1) that may fail before its failed_documents check fails at
+    # ERROR severity (any fewer failures warn). A tenth: docclean fails none of ../shared/corpus's 339
+    # public test files (bench/RESULTS.md), so a folder's few bad files (an encrypted PDF, a truncated
+    # download) stay well under it, and a tenth of a source failing has a cause of its own (a wrong
+    # format, a broken fetch, a missing password).
+    max_failed_share: Fraction = 0.1
 
     def __post_init__(self) -> None:
         check_section(self)

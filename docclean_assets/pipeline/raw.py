@@ -41,6 +41,6 @@ def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pylist([fit_row(r, schema)[0] for r in rows], schema=schema)
 
 
-def count_by(table: pa.Table, column: str) -> dict[str, int]:
-    """Rows per value of a column (NULL as 'null')."""
-    return dict(Counter("null" if v is None else str(v) for v in table.column(column).to_pylist()))
+def count_by(table: pa.Table, column: str) -> dict[str | None, int]:
+    """Rows per value of a column (NULL as None)."""
+    return dict(Counter(None if v is None else str(v) for v in table.column(column).to_pylist()))

@@ -21,6 +21,7 @@ batches; the one that loses fails cleanly (`StoreConflict`) and its rerun resume
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
 import tempfile
@@ -223,17 +224,26 @@ class Store:
         self.overwrite(table, source, data)
         return True
 
-    def counts(self, table: str, source: str, column: str) -> dict[str, int]:
-        """Rows per value of a column in the last commit (NULL as 'null')."""
-        return dict(self._query(table, source, f'SELECT coalesce(CAST("{column}" AS VARCHAR), \'null\'), count(*) '
-                                               "FROM t GROUP BY 1 ORDER BY 1"))
+    def counts(self, table: str, source: str, column: str) -> dict[str | None, int]:
+        """Rows per value of a column in the last commit (NULL as None)."""
+        return dict(self.query(table, source, f'SELECT CAST("{column}" AS VARCHAR), count(*) FROM t GROUP BY 1 ORDER BY 1'))
 
     def count_where(self, table: str, source: str, condition: str) -> int:
         """Rows of the last commit that satisfy a SQL condition."""
-        rows = self._query(table, source, f"SELECT count(*) FROM t WHERE {condition}")
+        rows = self.query(table, source, f"SELECT count(*) FROM t WHERE {condition}")
         return rows[0][0] if rows else 0
 
-    def _query(self, table: str, source: str, sql: str) -> list[tuple]:
+    def data_version(self, table: str, keys: Sequence[str]) -> str:
+        """What the partitions' last commits hold, as a digest of their files (part files get unique
+        names, so the same files are the same rows): unchanged when nothing was committed, or only
+        a commit that changed no rows (a vacuum); "" when none was ever committed."""
+        snaps = [snap for key in keys if (snap := self.snapshot(table, key)) is not None]
+        if not snaps:
+            return ""
+        names = sorted(f.rsplit("/", 1)[-1] for snap in snaps for f in snap.files)
+        return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+
+    def query(self, table: str, source: str, sql: str) -> list[tuple]:
         """The rows of `sql` over view `t` of a partition's last commit ([] when it holds no file)."""
         snap = self.snapshot(table, source)
         if snap is None or not snap.files:
