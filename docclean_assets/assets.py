@@ -16,7 +16,7 @@ from docclean_assets.resources import Docclean
 from docclean_assets.sources import SourceConfigError
 from docclean_assets.store.location import StorageUnavailable
 from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
-from docclean_assets.versions import CODE_VERSION, changed_since_recorded
+from docclean_assets.versions import CODE_VERSION, changed_since, data_version, last_recorded
 
 GROUP = "docclean"
 PREVIEW_ROWS = 8  # rows shown in the UI's metadata preview
@@ -43,11 +43,12 @@ def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
 
 
 def _result(context: dg.AssetExecutionContext, asset: str, path: str, rows: int, schema: pa.Schema,
-            version: str, **extra) -> dg.MaterializeResult:
-    """The materialization: metadata, the data version, and whether it changed since the last one."""
-    changed = changed_since_recorded(context, asset, version)
+            version: dg.DataVersion, previous: dg.AssetMaterialization | None = None, **extra) -> dg.MaterializeResult:
+    """The materialization: metadata, the data version, and whether it changed since the last one
+    (`previous`, when the asset looked it up already)."""
+    changed = changed_since(previous or last_recorded(context, asset), version)
     return dg.MaterializeResult(metadata=result_meta(path, rows, schema, changed=changed, **extra),
-                                data_version=dg.DataVersion(version or "empty"))
+                                data_version=version)
 
 
 def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
@@ -66,7 +67,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             except (StorageUnavailable, SourceConfigError) as exc:  # its bucket or prefix: one clear line
                 raise dg.Failure(description=str(exc)) from None
             store.overwrite_if_changed("raw_files", src.name, table)
-            version = store.data_version("raw_files", [src.name])
+            version = data_version(store.data_version("raw_files", [src.name]))
         if objects:
             context.log.info(f"{src.name}: {objects['downloaded']} objects downloaded, {objects['reused']} "
                              "unchanged (same ETag and size) reused without reading them")
@@ -90,7 +91,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             require(docclean, "parsed_blocks", src.name, keys)
             table = derive.boilerplate_table(store, src.name, docclean.config.settings, errors, keys)
             store.overwrite_if_changed("boilerplate_sets", src.name, table)
-            version = store.data_version("boilerplate_sets", [src.name])
+            version = data_version(store.data_version("boilerplate_sets", [src.name]))
         for doc_path, error in errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
         return _result(context, "boilerplate_sets", store.uri("boilerplate_sets", src.name), table.num_rows,
@@ -107,18 +108,14 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             require(docclean, "boilerplate_sets", src.name)
             stats = derive.normalize_source(store, src.name, docclean.config.settings, shard_keys(src.name, src.shards))
             store.vacuum("normalized_blocks", src.name)
-            version = store.data_version("normalized_blocks", [src.name])
+            version = data_version(store.data_version("normalized_blocks", [src.name]))
         context.log.info(f"{src.name}: normalised {stats.normalized} documents in {stats.batches} commits, "
                          f"{stats.unchanged} unchanged, {stats.removed} removed")
-        return _result(context, "normalized_blocks", store.uri("normalized_blocks", src.name),
-                       store.count_where("normalized_blocks", src.name, "true"), BLOCKS_SCHEMA, version,
-                       normalized=stats.normalized, unchanged=stats.unchanged, removed=stats.removed,
-                       **insight.blocks_meta(store, "normalized_blocks", src.name),
-                       # blocks whose text differs from the extracted text (orig_text keeps that), and of those
-                       # the ones whose footnote markers the PDF backend took out (the rest: normalisation)
-                       text_changed=store.count_where("normalized_blocks", src.name, "orig_text IS NOT NULL"),
-                       footnote_markers_removed=store.count_where("normalized_blocks", src.name,
-                                                                  "map_contains(meta, 'footnote_refs')"))
+        blocks = insight.block_stats(store, "normalized_blocks", src.name)
+        return _result(context, "normalized_blocks", store.uri("normalized_blocks", src.name), blocks.rows, BLOCKS_SCHEMA,
+                       version, normalized=stats.normalized, unchanged=stats.unchanged, removed=stats.removed,
+                       **insight.blocks_meta(blocks), text_changed=blocks.text_changed,
+                       footnote_markers_removed=blocks.footnote_markers_removed)
 
     @dg.asset(partitions_def=partitions, **common("report"), deps=[raw_files, "parsed_documents", normalized_blocks],
               description="One row per document: status, error, retention ratio and the counts of "
@@ -130,18 +127,17 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             stream, band, inputs = derive.quality_table(store, src, docclean.config.settings)
             if store.inputs("quality_report", src.name) != inputs:  # else the same rows are committed already
                 store.overwrite("quality_report", src.name, stream, inputs)
-            version = store.data_version("quality_report", [src.name])
+            version = data_version(store.data_version("quality_report", [src.name]))
         table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=["path", "status", "retention_ratio", "flags", "error"])
         statuses = raw.count_by(table, "status")
         ratios = [r for r in table.column("retention_ratio").to_pylist() if r is not None]
         words = insight.band_text(band, len(ratios), quality.min_docs_for_band)
+        previous = last_recorded(context, "quality_report")
+        pictures = insight.reused_pictures(previous, version) or insight.quality_pictures(
+            store, src.name, ratios, band, statuses.get("failed", 0), words)
         return _result(context, "quality_report", store.uri("quality_report", src.name), table.num_rows, QUALITY_SCHEMA,
-                       version, documents=table.num_rows, failed=statuses.get("failed", 0),
+                       version, previous, documents=table.num_rows, failed=statuses.get("failed", 0),
                        flagged=sum(1 for f in table.column("flags").to_pylist() if f), retention_band=words,
-                       retention_histogram=dg.MetadataValue.md(
-                           insight.histogram_md(ratios, band, statuses.get("failed", 0), words)),
-                       body_preview=dg.MetadataValue.md(insight.body_preview_md(store, src.name)),
-                       **insight.blocks_meta(store, "normalized_blocks", src.name),
-                       preview=_preview(table.sort_by("path"), ["path", "status", "retention_ratio", "flags", "error"]))
+                       **pictures, preview=_preview(table.sort_by("path"), ["path", "status", "retention_ratio", "flags", "error"]))
 
     return [raw_files, parse, boilerplate_sets, normalized_blocks, quality_report]

@@ -3,13 +3,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import dagster as dg
-
-if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's public API)
-    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from docclean_assets.assets import build_assets
 from docclean_assets.checks import build_checks
@@ -19,6 +15,9 @@ from docclean_assets.paths import default_data_dir, default_sources_file
 from docclean_assets.resources import Docclean
 from docclean_assets.schedules import build_schedules, build_sensor
 from docclean_assets.sources import SourceConfigError, load_sources
+
+if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's public API)
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 
 def build_defs(sources_file: str | Path | None = None, data_dir: str | Path | None = None) -> dg.Definitions:

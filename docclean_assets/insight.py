@@ -2,6 +2,9 @@
 kind and drop reasons as tables, and the start of a few documents' body text."""
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+
 import dagster as dg
 
 from docclean_assets.extract.model import BODY_KINDS
@@ -9,12 +12,64 @@ from docclean_assets.extract.quality import Band
 from docclean_assets.meta import counts_value
 from docclean_assets.plots import BandLines, png_markdown, retention_png
 from docclean_assets.store.tables import Store, sql_string
+from docclean_assets.versions import changed_since
 
 PREVIEW_DOCUMENTS = 3  # documents whose body text quality_report previews (the first by path)
 # Dagster's UI shows Markdown metadata of fewer characters than this inline, longer behind a
 # "[Show Markdown]" link (dagster-ui MetadataEntry, 1.13): the preview is cut to stay inline.
 INLINE_MD_CHARS = 1000
 KEPT = "kept (no drop reason)"  # how a kept block's missing drop reason is named in the tables
+# quality_report's metadata drawn from the tables (a histogram, a preview, two tables): reused from
+# the last materialization when the report's data version is unchanged (its inputs were too).
+PICTURES = ("retention_histogram", "body_preview", "blocks_per_kind", "drop_reasons")
+
+
+@dataclass(frozen=True, slots=True)
+class BlockStats:
+    """Counts over a committed blocks table, from one query."""
+
+    rows: int
+    kinds: dict[str | None, int]
+    drop_reasons: dict[str | None, int]
+    text_changed: int  # blocks whose text differs from the extracted text (orig_text keeps that)
+    footnote_markers_removed: int  # of those, paragraphs whose footnote markers the PDF backend took out
+
+
+def block_stats(store: Store, table: str, source: str) -> BlockStats:
+    """Blocks per kind and drop reason, and blocks with changed text, of a partition's last commit."""
+    kinds: Counter = Counter()
+    reasons: Counter = Counter()
+    changed = markers = 0
+    for kind, reason, n, with_orig, with_refs in store.query(table, source, """
+            SELECT kind, drop_reason, count(*), count(orig_text),
+                   count(*) FILTER (WHERE map_contains(meta, 'footnote_refs')) FROM t GROUP BY ALL"""):
+        kinds[kind] += n
+        reasons[reason] += n
+        changed += with_orig
+        markers += with_refs
+    return BlockStats(sum(kinds.values()), dict(kinds), dict(reasons), changed, markers)
+
+
+def blocks_meta(stats: BlockStats) -> dict[str, dg.MetadataValue]:
+    """Blocks per kind and per drop reason as tables."""
+    return {"blocks_per_kind": counts_value(stats.kinds, "kind", "(no kind)"),
+            "drop_reasons": counts_value(stats.drop_reasons, "drop_reason", KEPT)}
+
+
+def quality_pictures(store: Store, source: str, ratios: list[float], band: Band | None, failed: int,
+                     band_words: str) -> dict[str, dg.MetadataValue]:
+    """quality_report's histogram, body preview and block tables, drawn from the tables."""
+    return {"retention_histogram": dg.MetadataValue.md(histogram_md(ratios, band, failed, band_words)),
+            "body_preview": dg.MetadataValue.md(body_preview_md(store, source)),
+            **blocks_meta(block_stats(store, "normalized_blocks", source))}
+
+
+def reused_pictures(previous: dg.AssetMaterialization | None, version: dg.DataVersion) -> dict | None:
+    """The pictures of the last materialization when it recorded the same data version, else None."""
+    if changed_since(previous, version):
+        return None
+    meta = previous.metadata
+    return {k: meta[k] for k in PICTURES} if all(k in meta for k in PICTURES) else None
 
 
 def band_text(band: Band | None, documents: int, min_docs: int) -> str:
@@ -60,9 +115,3 @@ def _preview_part(path: str, body: str | None, chars: int) -> str:
 def _md_escape(text: str) -> str:
     """Text shown literally in Markdown (no emphasis, links or HTML from the document)."""
     return "".join("\\" + c if c in "\\`*_{}[]()<>#+-!|~" else c for c in text)
-
-
-def blocks_meta(store: Store, table: str, source: str) -> dict[str, dg.MetadataValue]:
-    """Blocks per kind and per drop reason of a committed blocks table, as tables."""
-    return {"blocks_per_kind": counts_value(store.counts(table, source, "kind"), "kind", "(no kind)"),
-            "drop_reasons": counts_value(store.counts(table, source, "drop_reason"), "drop_reason", KEPT)}

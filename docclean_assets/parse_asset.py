@@ -18,13 +18,13 @@ import dagster as dg
 from docclean_assets.pipeline import parse as parse_stage
 from docclean_assets.pipeline.engine import EngineSettings
 from docclean_assets.pipeline.shards import retire, shard_keys, shard_rows, stale_keys
-from docclean_assets import insight
+from docclean_assets.insight import KEPT
 from docclean_assets.meta import counts_value, require, result_meta, table_value
 from docclean_assets.progress import LineProgress, Progress, Tee
 from docclean_assets.resources import Docclean
 from docclean_assets.store.location import BLOB_EXTRACTOR
 from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, RAW_FILES_SCHEMA
-from docclean_assets.versions import changed_since_recorded
+from docclean_assets.versions import changed_since, data_version, last_recorded
 
 STAT_KEYS = ("parsed", "reused", "unchanged", "removed", "failed", "batches")  # summed over a run's shards
 
@@ -102,14 +102,14 @@ def record_parse(context: dg.OpExecutionContext, docclean: Docclean):
         return store.uri(table, keys[0]) if len(keys) == 1 else store.location.join(table)
 
     def output(table: str, meta: dict) -> dg.Output:  # with its data version, and whether that changed
-        version = store.data_version(table, keys)
+        version = data_version(store.data_version(table, keys))
         # An op's Output takes a data version as a beta parameter (BetaWarning) in the pinned Dagster;
         # the other assets return it on MaterializeResult, where it is stable. Without it a rerun that
         # committed nothing would show the parse pair as changed data, and everything below as stale.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", dg.BetaWarning)
-            return dg.Output(None, table, data_version=dg.DataVersion(version or "empty"),
-                             metadata={**meta, "changed": changed_since_recorded(context, table, version)})
+            return dg.Output(None, table, data_version=version,
+                             metadata={**meta, "changed": changed_since(last_recorded(context, table), version)})
 
     shards = {"shards": len(keys), "retired_shards": dg.MetadataValue.json(retired)} if len(keys) > 1 or retired else {}
     yield output("parsed_documents", result_meta(
@@ -119,7 +119,7 @@ def record_parse(context: dg.OpExecutionContext, docclean: Docclean):
         where("parsed_blocks"), sum(kinds.values()), BLOCKS_SCHEMA, documents=sum(statuses.values()), **run, **shards,
         errors=table_value([{"path": p, "error": e} for p, e in errors.items()], ["path", "error"]),
         blocks_per_kind=counts_value(kinds, "kind", "(no kind)"),
-        drop_reasons=counts_value(drop_reasons, "drop_reason", insight.KEPT)))
+        drop_reasons=counts_value(drop_reasons, "drop_reason", KEPT)))
 
 
 def _run_stats(context: dg.OpExecutionContext) -> tuple[dict, dict]:

@@ -2,18 +2,17 @@
 
 import hashlib
 import json
-
 from typing import TYPE_CHECKING
 
 import dagster as dg
-
-if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's public API)
-    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from docclean_assets.inventory import list_objects
 from docclean_assets.resources import Docclean
 from docclean_assets.sources import SourceConfigError, SourcesConfig, walk_source
 from docclean_assets.store.location import StoreError
+
+if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's public API)
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 
 def build_schedules(config: SourcesConfig, job: "UnresolvedAssetJobDefinition") -> list[dg.ScheduleDefinition]:

@@ -34,10 +34,21 @@ DATA_VERSION_TAG = "dagster/data_version"
 CODE_VERSION = f"parser-{PARSER_VERSION}.pipeline-{_pipeline_version()}"
 
 
-def changed_since_recorded(context: dg.OpExecutionContext, asset: str, version: str) -> bool:
-    """Whether `version` differs from the data version Dagster last recorded for this partition."""
+NO_COMMIT = "no-commit"  # the data version of a table nothing was ever committed to
+
+
+def data_version(store_version: str) -> dg.DataVersion:
+    """The DataVersion Dagster records for a store's data version ("" when never committed)."""
+    return dg.DataVersion(store_version or NO_COMMIT)
+
+
+def last_recorded(context: dg.OpExecutionContext, asset: str) -> dg.AssetMaterialization | None:
+    """The materialization Dagster last recorded for this asset and partition, if any."""
     records = context.instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[context.partition_key]), limit=1).records
-    if not records or records[0].asset_materialization is None:
-        return True
-    return (records[0].asset_materialization.tags or {}).get(DATA_VERSION_TAG) != version
+    return records[0].asset_materialization if records else None
+
+
+def changed_since(previous: dg.AssetMaterialization | None, version: dg.DataVersion) -> bool:
+    """Whether `version` differs from the data version of `previous` (True when there is none)."""
+    return previous is None or (previous.tags or {}).get(DATA_VERSION_TAG) != version.value

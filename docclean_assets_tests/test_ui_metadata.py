@@ -106,7 +106,7 @@ def _artefacts(key: str, value: dg.MetadataValue) -> list[str]:
 
 
 @needs_samples
-def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_path):
+def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_path, monkeypatch):
     instance = dg.DagsterInstance.ephemeral()
     results = {key: _materialize(SAMPLES, tmp_path, key, instance) for key in ("office", "reports", "site")}
     assert all(r.success for r in results.values())
@@ -150,11 +150,19 @@ def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_pa
     assert checks[("office", "revision_count")].metadata["over"].value >= 1
     assert all(checks[(k, "failed_documents")].passed for k in results)
 
-    # An unchanged rerun commits nothing: every asset keeps its data version and says it is unchanged.
+    # An unchanged rerun commits nothing: every asset keeps its data version and says it is unchanged,
+    # and quality_report's pictures are the ones recorded with that version (nothing is drawn again).
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("an unchanged quality_report drew its histogram again")
+
+    monkeypatch.setattr("docclean_assets.insight.retention_png", no_drawing)
     again = _materializations(_materialize(SAMPLES, tmp_path, "office", instance))
     for asset, mat in _materializations(results["office"]).items():
         assert again[asset].tags[DATA_VERSION_TAG] == mat.tags[DATA_VERSION_TAG], asset
         assert again[asset].metadata["changed"].value is False, asset
+    first = _materializations(results["office"])["quality_report"].metadata
+    assert again["quality_report"].metadata["retention_histogram"] == first["retention_histogram"]
+    assert again["quality_report"].metadata["body_preview"] == first["body_preview"]
 
 
 def test_data_version_changes_with_the_committed_rows(tmp_path):
