@@ -49,6 +49,9 @@ class DropReason(StrEnum):
     DUPLICATE = "duplicate"  # a pull quote or repeated display text already in the body
     EMPTY = "empty"  # nothing but whitespace
     SELECTOR_DROP = "selector_drop"  # removed by a per-source CSS drop rule
+    HIDDEN = "hidden"  # an HTML element hidden from every reader (hidden, aria-hidden, display:none, <template>)
+    TOC = "toc"  # an in-page table of contents: links to the page's own headings, and its label
+    CODE_TOOLBAR = "code_toolbar"  # the buttons and labels of a code block's toolbar ("Copy", "Python")
     OCR_REPLACED = "ocr_replaced"  # a PDF page's unusable text layer (unmapped glyphs), replaced by its OCR
 
 

@@ -19,6 +19,7 @@ from selectolax.lexbor import LexborHTMLParser
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import Unit, key, markdown_table, segment
+from docclean_assets.extract.html.inpage import code_toolbar_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
@@ -237,6 +238,8 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
             break
 
     status: list[str | None] = [DropReason.BOILERPLATE] * len(units)  # None = body
+    # in-page furniture is set aside before alignment: a TOC entry must not take its heading's match
+    furniture = _inpage_furniture(units, hs)
     extra: dict[int, list[Block]] = {}
     method = "trafilatura"
 
@@ -249,14 +252,14 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     if jsonld is not None:
         method = "jsonld"
         segs = [Seg("paragraph", p, key(p)) for p in jsonld]
-        _apply_segments(segs, units, ukeys, status, extra, hs, report, method)
+        _apply_segments(segs, units, ukeys, status, extra, hs, report, method, frozenset(furniture))
     elif keep_nodes is not None:
         method = "rules"
         for i, u in enumerate(units):
             if keep_ids.intersection(u.path):
                 status[i] = None
     elif main_segs:
-        _apply_segments(main_segs, units, ukeys, status, extra, hs, report, method)
+        _apply_segments(main_segs, units, ukeys, status, extra, hs, report, method, frozenset(furniture))
     else:
         # the extractor found nothing (tiny or unusual page) or did not run (too many elements):
         # the page minus its chrome is the body, flagged, rather than an empty document
@@ -271,6 +274,8 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         for i in units_to_standfirst(tree, units, status, hs):
             status[i] = None
             units[i].meta["rescued"] = "standfirst"
+    for i, reason in furniture.items():
+        status[i] = reason
     for i in range(len(units)):
         if in_drop[i]:
             status[i] = DropReason.SELECTOR_DROP
@@ -300,6 +305,15 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         trace["message"] = ("client-rendered shell: the content is built by scripts; set `render: true` "
                             "on this URL source to take the DOM from headless Chromium")
     return Extraction(renumber(blocks), report, trace)
+
+
+def _inpage_furniture(units: list[Unit], hs: HtmlSettings) -> dict[int, DropReason]:
+    """Units that leave the body whatever the extractor decides, with their reasons: an in-page
+    TOC, a code block's toolbar, and elements hidden from every reader."""
+    found = dict.fromkeys(toc_units(units, hs), DropReason.TOC)
+    found.update(dict.fromkeys(code_toolbar_units(units, hs), DropReason.CODE_TOOLBAR))
+    found.update({i: DropReason.HIDDEN for i, u in enumerate(units) if u.hidden})
+    return found
 
 
 # ---------------------------------------------------------------- reader comments
@@ -367,16 +381,17 @@ def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: Doc
 
 
 # ---------------------------------------------------------------- alignment
-def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
-                    status: list, extra: dict, hs: HtmlSettings, report: DocReport, method: str) -> None:
+def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str], status: list, extra: dict,
+                    hs: HtmlSettings, report: DocReport, method: str, skip: frozenset[int] = frozenset()) -> None:
     """Units found in the chosen body text (JSON-LD or the extractor's) are body, in DOM order, with
-    the DOM's own text and structure; body text no unit accounts for is inserted as blocks."""
+    the DOM's own text and structure; body text no unit accounts for is inserted as blocks. Units
+    in `skip` (in-page furniture) take no part."""
     matcher = Matcher(main_segs, hs.match_min_chars, hs.match_min_coverage, hs.match_max_steps)
     for i, (u, k) in enumerate(zip(units, ukeys)):
-        if u.kind != Kind.TABLE and matcher.match_exact(k, i):
+        if i not in skip and u.kind != Kind.TABLE and matcher.match_exact(k, i):
             status[i] = None
     for i, (u, k) in enumerate(zip(units, ukeys)):
-        if status[i] is None:
+        if status[i] is None or i in skip:
             continue
         if u.kind == Kind.TABLE:
             cells = [key(c) for r in u.rows or [] for c in r]
@@ -410,7 +425,8 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str],
                 u.meta["rescued"] = "disclosure_panel"
 
     # text the extractor found but no unit accounts for is body all the same
-    leftovers = matcher.unmatched()
+    furniture_keys = {ukeys[i] for i in skip}  # the extractor's copy of a TOC or a toolbar is no body either
+    leftovers = [j for j in matcher.unmatched() if main_segs[j].key not in furniture_keys]
     anchors = matcher.anchors(leftovers)
     for j in leftovers:
         s = main_segs[j]

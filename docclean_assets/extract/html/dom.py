@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -70,8 +71,10 @@ class Unit:
     level: int | None = None
     template: bool = False  # under nav/footer/aside, a chrome role or a chrome class word
     disclosure: bool = False  # inside a tab panel or accordion section (hidden until opened)
+    hidden: bool = False  # under an element hidden from every reader (not a tab or accordion panel)
     rows: list[list[str]] | None = None  # table cells for kind == "table"
     link_chars: int = 0  # characters inside <a>
+    toc_chars: int = 0  # characters inside links to this page's own headings (href="#<heading id>")
     meta: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -211,8 +214,12 @@ def is_layout_table(table: LexborNode, rows: list[list[str]], layout_cell_chars:
 class Segmenter:
     """Walk the DOM once; `boundaries` are mem_ids that must start a new unit (rule matches)."""
 
-    def __init__(self, boundaries: frozenset[int], hs: HtmlSettings) -> None:
+    def __init__(self, boundaries: frozenset[int], hs: HtmlSettings, heading_ids: frozenset[str] = frozenset(),
+                 in_template: bool = False) -> None:
         self.boundaries = boundaries
+        self.hs = hs
+        self.heading_ids = heading_ids
+        self.in_template = in_template  # segmenting a <template>'s content (one level: no nested ones)
         self.layout_cell_chars = hs.layout_cell_chars
         self.max_colspan = hs.table_max_colspan
         self.units: list[Unit] = []
@@ -220,9 +227,11 @@ class Segmenter:
         self.toggles: set[int] = set()  # mem_ids of the controls that open them
         self._buf: list[str] = []
         self._link = 0
+        self._toc = 0
 
-    def run(self, root: LexborNode) -> list[Unit]:
-        ctx = ("paragraph", root.tag or "body", (root.mem_id,), None, _is_template(root))
+    def run(self, root: LexborNode, path: tuple[int, ...] = ()) -> list[Unit]:
+        hidden = self.in_template or _is_hidden(root)
+        ctx = ("paragraph", root.tag or "body", path or (root.mem_id,), None, _is_template(root) or hidden, hidden)
         self._walk(root, ctx, list_depth=0, in_link=False)
         self._flush(ctx)
         for unit in self.units:
@@ -233,12 +242,13 @@ class Segmenter:
         if not self._buf:
             return
         text = clean_text("".join(self._buf))
-        link = self._link
-        self._buf, self._link = [], 0
+        link, toc = self._link, self._toc
+        self._buf, self._link, self._toc = [], 0, 0
         if not text:
             return
-        kind, tag, path, level, template = ctx
-        unit = Unit(kind=kind, text=text, tag=tag, path=path, level=level, template=template, link_chars=link)
+        kind, tag, path, level, template, hidden = ctx
+        unit = Unit(kind=kind, text=text, tag=tag, path=path, level=level, template=template, hidden=hidden,
+                    link_chars=link, toc_chars=toc)
         if tag == "blockquote":
             unit.meta["tag"] = "blockquote"
         self.units.append(unit)
@@ -246,9 +256,9 @@ class Segmenter:
     def _walk(self, node: LexborNode, ctx: tuple, list_depth: int, in_link: bool) -> None:
         # explicit stack of (children, context, list depth, in link, what to do when done):
         # pages nest thousands of elements deep, beyond Python's recursion limit
-        stack: list[tuple] = [(node.iter(include_text=True), ctx, list_depth, in_link, None)]
+        stack: list[tuple] = [(node.iter(include_text=True), ctx, list_depth, in_link, False, None)]
         while stack:
-            it, ctx, list_depth, in_link, done = stack[-1]
+            it, ctx, list_depth, in_link, in_toc, done = stack[-1]
             child = next(it, None)
             if child is None:
                 stack.pop()
@@ -263,6 +273,12 @@ class Segmenter:
                 self._buf.append(t)
                 if in_link:
                     self._link += len(t.strip())
+                if in_toc:
+                    self._toc += len(t.strip())
+                continue
+            if tag == "template" and not self.in_template:
+                self._flush(ctx)
+                self._template(child, ctx)
                 continue
             if tag is None or tag.startswith("-") or tag in SKIP_TAGS:
                 continue
@@ -285,11 +301,14 @@ class Segmenter:
                     continue
             kind = LEAF_KINDS.get(tag)
             link = in_link or tag == "a"
+            toc = in_toc or (tag == "a" and self._is_toc_link(child))
             if kind is None and tag not in CONTAINER_TAGS and not forced:  # inline element
-                stack.append((child.iter(include_text=True), ctx, list_depth, link, " " if tag in SPACED_TAGS else None))
+                stack.append((child.iter(include_text=True), ctx, list_depth, link, toc,
+                              " " if tag in SPACED_TAGS else None))
                 continue
             self._flush(ctx)
-            template = ctx[4] or _is_template(child) or _is_hidden(child)
+            hidden = ctx[5] or _is_hidden(child)
+            template = ctx[4] or _is_template(child) or hidden
             if _is_disclosure(child):
                 self.disclosures.add(child.mem_id)
             if _is_toggle(child):
@@ -297,41 +316,70 @@ class Segmenter:
             path = ctx[2] + (child.mem_id,)
             depth = list_depth + 1 if tag in ("ul", "ol", "menu") else list_depth
             if kind is None:  # container (or a rule boundary): loose text stays a paragraph
-                new_ctx = ("paragraph", tag, path, None, template)
+                new_ctx = ("paragraph", tag, path, None, template, hidden)
                 if tag == "blockquote" or ctx[1] == "blockquote":
-                    new_ctx = ("paragraph", "blockquote", path, None, template)
+                    new_ctx = ("paragraph", "blockquote", path, None, template, hidden)
                 if tag in ("td", "th", "tr", "tbody", "thead", "tfoot", "table") and ctx[0] != "paragraph":
-                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template)
+                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template, hidden)
                 if forced and ctx[0] != "paragraph" and tag not in CONTAINER_TAGS:
-                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template)  # a dropped span inside a <p>
+                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template, hidden)  # a dropped span inside a <p>
             else:
                 level = int(tag[1]) if kind == "heading" else (max(depth, 1) if kind == "list_item" else None)
-                new_ctx = (kind, tag, path, level, template)
-            stack.append((child.iter(include_text=True), new_ctx, depth, link, new_ctx))
+                new_ctx = (kind, tag, path, level, template, hidden)
+            stack.append((child.iter(include_text=True), new_ctx, depth, link, toc, new_ctx))
+
+    def _is_toc_link(self, a: LexborNode) -> bool:
+        """A link to one of this page's own headings (href="#<id>")."""
+        href = (a.attributes.get("href") or "").strip()
+        return len(href) > 1 and href[0] == "#" and unquote(href[1:]) in self.heading_ids
+
+    def _template(self, node: LexborNode, ctx: tuple) -> None:
+        """A <template>'s content (inert: the parser keeps it out of the tree) as hidden units."""
+        html = node.html or ""
+        inner = html[html.find(">") + 1:html.rfind("<")] if html.endswith("</template>") else ""
+        body = LexborHTMLParser(inner).body if inner.strip() else None
+        if body is not None:
+            sub = Segmenter(frozenset(), self.hs, in_template=True)
+            for unit in sub.run(body, ctx[2] + (node.mem_id,)):
+                unit.path = ctx[2] + (node.mem_id,)  # the sub-tree's ids are another document's
+                self.units.append(unit)
 
     def _pre(self, node: LexborNode, ctx: tuple) -> None:
+        """The code, whitespace intact; buttons drawn inside the <pre> ("Copy") become a unit of
+        their own after it, which the toolbar rule drops."""
+        path = ctx[2] + (node.mem_id,)
+        hidden = ctx[5] or _is_hidden(node)
+        template = ctx[4] or _is_template(node) or hidden
+        buttons = node.css("button, [role=button]") if node.css_first("button, [role=button]") is not None else []
+        controls = " ".join(t for b in buttons if (t := b.text(deep=True, separator=" ", strip=True)))
+        if buttons:
+            copy = LexborHTMLParser(f"<body>{node.html}</body>")
+            for b in copy.css("button, [role=button]"):
+                b.decompose()
+            node = copy.css_first("pre") or node
         text = node.text(deep=True, separator="", strip=False)
         text = text.replace("\r\n", "\n").strip("\n")
         if text.strip():
-            template = ctx[4] or _is_template(node) or _is_hidden(node)
-            self.units.append(Unit("code", text.rstrip(), "pre", ctx[2] + (node.mem_id,), template=template))
+            self.units.append(Unit("code", text.rstrip(), "pre", path, template=template, hidden=hidden))
+        if controls:
+            self.units.append(Unit("paragraph", controls, "button", path, template=template, hidden=hidden))
 
     def _table(self, node: LexborNode, ctx: tuple, list_depth: int) -> bool:
         """Emit a data table as one unit (plus its caption); False for layout tables."""
         rows = table_rows(node, self.max_colspan)
         if is_layout_table(node, rows, self.layout_cell_chars):
             return False
-        template = ctx[4] or _is_template(node) or _is_hidden(node)
+        hidden = ctx[5] or _is_hidden(node)
+        template = ctx[4] or _is_template(node) or hidden
         path = ctx[2] + (node.mem_id,)
         caption = node.css_first("caption")
         if caption is not None:
             text, _ = inline_text(caption)
             if text:
-                self.units.append(Unit("caption", text, "caption", path, template=template))
+                self.units.append(Unit("caption", text, "caption", path, template=template, hidden=hidden))
         link = sum(inline_text(a)[1] for a in node.css("a")) if node.css_first("a") is not None else 0
-        self.units.append(
-            Unit("table", markdown_table(rows), "table", path, template=template, rows=rows, link_chars=link)
-        )
+        self.units.append(Unit("table", markdown_table(rows), "table", path, template=template, hidden=hidden,
+                               rows=rows, link_chars=link))
         return True
 
 
@@ -341,4 +389,26 @@ def segment(tree: LexborHTMLParser, boundaries: frozenset[int] = frozenset(), hs
     root = tree.body or tree.root
     if root is None:
         return []
-    return Segmenter(boundaries, hs or HtmlSettings()).run(root)
+    return Segmenter(boundaries, hs or HtmlSettings(), heading_ids(tree)).run(root)
+
+
+def heading_ids(tree: LexborHTMLParser) -> frozenset[str]:
+    """The ids a link can jump to a heading of this page by: the heading's, an anchor's inside it,
+    and its section's when the heading opens it."""
+    ids: set[str] = set()
+    for h in tree.css("h1, h2, h3, h4, h5, h6"):
+        ids.update(v for v in (h.attributes.get("id"),) if v)
+        ids.update(v for a in h.css("[id], a[name]") for v in (a.attributes.get("id"), a.attributes.get("name")) if v)
+        parent = h.parent
+        first = _first_element(parent) if parent is not None and parent.attributes.get("id") else None
+        if first is not None and first.mem_id == h.mem_id:
+            ids.add(parent.attributes["id"])
+    return frozenset(ids)
+
+
+def _first_element(node: LexborNode) -> LexborNode | None:
+    """The node's first child element (text and comments skipped)."""
+    child = node.child
+    while child is not None and (child.tag or "-").startswith("-"):
+        child = child.next
+    return child

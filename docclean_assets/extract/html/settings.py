@@ -86,6 +86,24 @@ class HtmlSettings:
     lede_max_gap_units: int = 8
     lede_description_key_chars: int = 60
 
+    # ---- in-page furniture (issue 21, html/inpage.py)
+    # An in-page table of contents is a run of at least toc_min_links consecutive units each made
+    # for at least toc_min_link_share of its characters of links to the ids of this page's own
+    # headings ("#install" -> <h2 id="install">); the short unit just before it (at most
+    # toc_label_max_words words: "On this page", "In this article", "Contents") is its label.
+    # Documentation TOCs list 3-30 headings; two links to headings are already a TOC and never prose.
+    toc_min_links: int = 2
+    toc_min_link_share: Fraction = 0.8
+    toc_label_max_words: int = 4
+    # A code block's toolbar: units next to a <pre> whose only other content in the wrapper they
+    # share with it (at most code_wrapper_max_levels elements above the <pre>) is the code, each at
+    # most code_toolbar_max_words words ("Copy", "Copied to clipboard", "Python", "Run in console"),
+    # and at most code_toolbar_max_units of them on each side of it (a language label, a copy button
+    # and its "Copied!" note are three).
+    code_toolbar_max_words: int = 4
+    code_toolbar_max_units: int = 4
+    code_wrapper_max_levels: int = 3
+
     def __post_init__(self) -> None:
         check_section(self)
         if self.jsonld_prefix_words < 1 or self.table_min_rows < 1 or self.table_min_cols < 1:
