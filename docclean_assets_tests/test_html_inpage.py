@@ -47,3 +47,15 @@ def test_a_pre_with_its_copy_button_inside_gives_the_code_alone():
     code = [b for b in blocks if b.kind == "code"]
     assert [b.text for b in code] == list(CODE.values()) and not any("Copy" in b.text for b in code)
     assert dropped["code_toolbar"] == ["Copy"] * len(CODE)
+
+
+def test_related_stories_and_bare_related_links_leave_the_body_and_references_stay():
+    from docclean_assets.extract.html.rules import HtmlRules
+    from docclean_assets_tests.fixtures.build_docs_site import news_page
+
+    html, body, teasers = news_page()
+    # a source rule keeping the whole <article> keeps the related blocks inside it too: the teaser
+    # rule must take them out (on this small page trafilatura alone drops the cards already)
+    blocks = extract_document(html, "html", html_rules=HtmlRules(keep="article")).blocks
+    assert [b.text for b in blocks if b.drop_reason is None] == body
+    assert [b.text for b in blocks if b.drop_reason == "teaser"] == teasers

@@ -52,6 +52,7 @@ class DropReason(StrEnum):
     HIDDEN = "hidden"  # an HTML element hidden from every reader (hidden, aria-hidden, display:none, <template>)
     TOC = "toc"  # an in-page table of contents: links to the page's own headings, and its label
     CODE_TOOLBAR = "code_toolbar"  # the buttons and labels of a code block's toolbar ("Copy", "Python")
+    TEASER = "teaser"  # linked headlines of other pages with their summaries (related stories)
     OCR_REPLACED = "ocr_replaced"  # a PDF page's unusable text layer (unmapped glyphs), replaced by its OCR
 
 

@@ -19,7 +19,7 @@ from selectolax.lexbor import LexborHTMLParser
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import Unit, key, markdown_table, segment
-from docclean_assets.extract.html.inpage import code_toolbar_units, toc_units
+from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
@@ -274,6 +274,8 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         for i in units_to_standfirst(tree, units, status, hs):
             status[i] = None
             units[i].meta["rescued"] = "standfirst"
+    for i in teaser_units(units, [st is None for st in status], hs):  # among what the extractor kept
+        status[i] = DropReason.TEASER
     for i, reason in furniture.items():
         status[i] = reason
     for i in range(len(units)):

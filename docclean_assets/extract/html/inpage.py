@@ -1,5 +1,6 @@
 """In-page furniture found by what it is, not by its class names: a table of contents (links to the
-page's own headings) and a code block's toolbar (short labels sharing the <pre>'s wrapper)."""
+page's own headings), a code block's toolbar (short labels sharing the <pre>'s wrapper), and a list
+of teasers for other pages (linked headlines with their short summaries, repeated card by card)."""
 from __future__ import annotations
 
 from docclean_assets.extract.html.dom import Unit
@@ -107,3 +108,72 @@ def _common_ancestor(code: tuple[int, ...], other: tuple[int, ...], below: int |
         if x == below:
             break
     return common
+
+
+def teaser_units(units: list[Unit], body: list[bool], hs: HtmlSettings) -> list[int]:
+    """Indexes of body units in runs of at least teaser_min_cards same-shaped cards (a linked
+    headline, then at most teaser_dek_max_units short unlinked units inside the card's own element),
+    most of them with a summary or every headline nothing but a link, and the run's short label."""
+    found: list[int] = []
+    i = 0
+    while i < len(units):
+        cards = _cards(units, body, i, hs)
+        with_dek = sum(1 for start, end in cards if end - start > 1)
+        bare = all(units[start].link_chars >= hs.teaser_bare_link_share * len(units[start].text) for start, _ in cards)
+        if len(cards) >= hs.teaser_min_cards and (with_dek * 2 >= len(cards) or bare):
+            if i > 0 and body[i - 1] and _is_label(units[i - 1], hs):
+                found.append(i - 1)
+            end = cards[-1][1]
+            found.extend(range(i, end))
+            i = end
+        else:
+            i += 1
+    return found
+
+
+def _is_headline(u: Unit, hs: HtmlSettings) -> bool:
+    """A unit that is (almost) all link text and short enough to be a headline."""
+    return (u.kind != Kind.CODE and len(u.text.split()) <= hs.teaser_head_max_words
+            and u.link_chars >= hs.teaser_head_link_share * len(u.text))
+
+
+def _cards(units: list[Unit], body: list[bool], i: int, hs: HtmlSettings) -> list[tuple[int, int]]:
+    """The cards from unit i on, as (start, end) ranges, while each opens with a headline set like
+    the first one (same element, same depth) and its summary units are short, unlinked and closer
+    kin to their headline than two headlines are to each other (inside the card, not the list)."""
+    first = units[i]
+    if not body[i] or not _is_headline(first, hs):
+        return []
+    cards: list[tuple[int, int]] = []
+    j = i
+    shape = (first.tag, len(first.path))
+    while j < len(units) and body[j] and _is_headline(units[j], hs) and (units[j].tag, len(units[j].path)) == shape:
+        nxt = _next_head(units, j, shape, hs)
+        list_depth = _shared_depth(units[j].path, units[nxt].path) if nxt is not None else \
+            _shared_depth(units[j].path, units[cards[-1][0]].path) if cards else len(units[j].path) - 1
+        k = j + 1
+        while (k < len(units) and k - j <= hs.teaser_dek_max_units and body[k] and not _is_headline(units[k], hs)
+               and len(units[k].text.split()) <= hs.teaser_dek_max_words
+               and _shared_depth(units[j].path, units[k].path) > list_depth):
+            k += 1
+        cards.append((j, k))
+        j = k
+    return cards
+
+
+def _next_head(units: list[Unit], j: int, shape: tuple, hs: HtmlSettings) -> int | None:
+    """The next headline of the same shape within a card's reach after unit j."""
+    for k in range(j + 1, min(len(units), j + 2 + hs.teaser_dek_max_units)):
+        if _is_headline(units[k], hs) and (units[k].tag, len(units[k].path)) == shape:
+            return k
+    return None
+
+
+def _shared_depth(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """How many leading elements two paths share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n

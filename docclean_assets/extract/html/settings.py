@@ -102,6 +102,21 @@ class HtmlSettings:
     # and its "Copied!" note are three).
     code_toolbar_max_words: int = 4
     code_toolbar_max_units: int = 4
+    # A list of teasers for other pages (related stories, "Top stories", "You may also like"): at
+    # least teaser_min_cards cards in a row, each a headline that is at least teaser_head_link_share
+    # link text and at most teaser_head_max_words words, set in the same element at the same depth,
+    # followed by at most teaser_dek_max_units unlinked summary units of at most teaser_dek_max_words
+    # words. An article's own headings are not links; three cards is the smallest related-stories
+    # block in scrapinghub_aeb (CBS and MLS "Our Latest Stories" hold four or five).
+    teaser_min_cards: int = 3
+    teaser_head_link_share: Fraction = 0.8
+    teaser_head_max_words: int = 20
+    teaser_dek_max_units: int = 2
+    teaser_dek_max_words: int = 40
+    # Cards without summaries count only when every headline is at least this share link text: a
+    # "Related" list of bare links, not a reference list ('^ "Title". Publisher. Retrieved ...', which
+    # is about 0.85 link text in mozilla_readability's Wikipedia pages).
+    teaser_bare_link_share: Fraction = 0.95
     code_wrapper_max_levels: int = 3
 
     def __post_init__(self) -> None:
