@@ -125,9 +125,7 @@ def teaser_units(units: list[Unit], body: list[bool], hs: HtmlSettings) -> list[
                 found.append(i - 1)
             end = cards[-1][1]
             found.extend(range(i, end))
-            i = end
-        else:
-            i += 1
+        i = cards[-1][1] if cards else i + 1  # a run's later cards start no other run (linear time)
     return found
 
 
