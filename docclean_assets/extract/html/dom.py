@@ -254,7 +254,8 @@ class Segmenter:
         self.units.append(unit)
 
     def _walk(self, node: LexborNode, ctx: tuple, list_depth: int, in_link: bool) -> None:
-        # explicit stack of (children, context, list depth, in link, what to do when done):
+        # explicit stack of (children, context, list depth, in a link, in a link to one of the
+        # page's headings, what to do when done):
         # pages nest thousands of elements deep, beyond Python's recursion limit
         stack: list[tuple] = [(node.iter(include_text=True), ctx, list_depth, in_link, False, None)]
         while stack:
