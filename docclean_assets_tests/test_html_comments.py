@@ -169,3 +169,23 @@ def test_control_panels_and_toggles_are_not_rescued_as_disclosure_panels():
 def test_jsonld_body_escaped_twice_is_unescaped():
     paras, _ = body_paragraphs("&amp;quot;Markets run ahead&amp;quot; &amp;ndash; he said.\\n\\nSecond &amp;amp; last.")
     assert paras == ['"Markets run ahead" \u2013 he said.', "Second & last."]
+
+
+def test_a_closed_panel_is_rescued_only_where_it_continues_the_body():
+    from docclean_assets.extract.html.document import _continues_body
+    from docclean_assets.extract.html.dom import Unit
+
+    def unit(text, disclosure=False, template=False):
+        return Unit("paragraph", text, "p", (1,), disclosure=disclosure, template=template)
+
+    appeal = unit("We do this work every day at no cost to you, but it is far from free.", disclosure=True)
+    toggle, menu = unit("Read the letter"), unit("Support us and make a difference for readers everywhere today.")
+    story = unit("The river authority said the level would keep falling through the summer months.")
+    hs = Settings().html
+    # after text the extractor left out (an appeal card), past the panel's toggle: not the article's
+    assert not _continues_body([story, menu, toggle, appeal], [None, "boilerplate", "boilerplate", "boilerplate"], 3, hs)
+    # right after the article's text, past the toggle: a closed panel of the article
+    assert _continues_body([menu, story, toggle, appeal], ["boilerplate", None, "boilerplate", "boilerplate"], 3, hs)
+    # a second panel after a rescued one continues the body too (panels and chrome are looked past)
+    chrome = unit("Share this story with your friends and family on social media", template=True)
+    assert _continues_body([story, appeal, chrome, appeal], [None, None, "boilerplate", "boilerplate"], 3, hs)

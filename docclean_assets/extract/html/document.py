@@ -309,6 +309,17 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     return Extraction(renumber(blocks), report, trace)
 
 
+def _continues_body(units: list[Unit], status: list, i: int, hs: HtmlSettings) -> bool:
+    """Whether the content before disclosure unit i (past its own panel, its toggle and other chrome)
+    is body: a panel continues the article, not an appeal or a menu the extractor left out."""
+    for k in range(i - 1, -1, -1):
+        u = units[k]
+        if u.disclosure or u.template or len(u.text.split()) <= hs.disclosure_control_max_words:
+            continue
+        return status[k] is None
+    return False
+
+
 def _inpage_furniture(units: list[Unit], hs: HtmlSettings) -> dict[int, DropReason]:
     """Units that leave the body whatever the extractor decides, with their reasons: an in-page
     TOC, a code block's toolbar, and elements hidden from every reader."""
@@ -422,7 +433,8 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str], s
                     and _is_data_table(u, hs)):
                 status[i] = None
                 u.meta["rescued"] = "reference_table"
-            elif status[i] == DropReason.BOILERPLATE and u.disclosure and not u.template and main_id in u.path:
+            elif (status[i] == DropReason.BOILERPLATE and u.disclosure and not u.template and main_id in u.path
+                  and _continues_body(units, status, i, hs)):
                 status[i] = None  # a closed tab or accordion panel of the article: extractors skip it
                 u.meta["rescued"] = "disclosure_panel"
 

@@ -86,6 +86,12 @@ class HtmlSettings:
     lede_max_gap_units: int = 8
     lede_description_key_chars: int = 60
 
+    # A closed tab or accordion panel inside the article container is rescued as body only when
+    # the content before it is body, looking past other panels, chrome and units of at most this
+    # many words (its toggle: "Read the Letter", "Hide the sources of this article"). An appeal or a
+    # team list in a collapse after text the extractor dropped stays out (scrapinghub_aeb).
+    disclosure_control_max_words: int = 6
+
     # ---- in-page furniture (issue 21, html/inpage.py)
     # An in-page table of contents is a run of at least toc_min_links consecutive units each made
     # for at least toc_min_link_share of its characters of links to the ids of this page's own
