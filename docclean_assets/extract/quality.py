@@ -12,6 +12,7 @@ from docclean_assets.extract.settings import QualitySettings
 BOILERPLATE_REASONS = frozenset({
     DropReason.RUNNING_HEAD, DropReason.RUNNING_FOOT, DropReason.PAGE_NUMBER, DropReason.SITE_TEMPLATE,
     DropReason.SOURCE_FURNITURE, DropReason.BOILERPLATE, DropReason.HEADER_FOOTER, DropReason.SELECTOR_DROP,
+    DropReason.HIDDEN, DropReason.TOC, DropReason.CODE_TOOLBAR, DropReason.TEASER,
 })
 # Scale from the median absolute deviation to a normal distribution's standard deviation.
 MAD_TO_SIGMA = 1.4826

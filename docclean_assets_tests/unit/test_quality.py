@@ -14,6 +14,13 @@ def test_figures_count_body_only():
     assert f["boilerplate_removed"] == 1 and f["drop_counts"] == {"boilerplate": 1}
 
 
+def test_in_page_furniture_counts_as_boilerplate_removed_but_a_deleted_revision_does_not():
+    reasons = ["toc", "hidden", "code_toolbar", "teaser", "deleted_revision"]
+    blocks = [Block("paragraph", "body text")] + [Block("paragraph", r, drop_reason=r) for r in reasons]
+    f = document_figures(blocks, DocReport(raw_chars=40))
+    assert f["boilerplate_removed"] == 4 and f["drop_counts"] == dict.fromkeys(reasons, 1)
+
+
 def test_band_learned_robustly_flags_outlier_only():
     ratios = [0.40, 0.42, 0.41, 0.39, 0.43, 0.40, 0.05]
     band = learn_band(ratios, Q)

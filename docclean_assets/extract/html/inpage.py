@@ -37,7 +37,7 @@ def toc_units(units: list[Unit], hs: HtmlSettings) -> list[int]:
 
 
 def _is_label(u: Unit, hs: HtmlSettings) -> bool:
-    """A short title just before a TOC ("On this page", "In this article"), not a sentence."""
+    """A short title just before a TOC or a teaser list ("On this page", "Top stories"), not a sentence."""
     words = u.text.split()
     return (u.kind in _LABEL_KINDS and 0 < len(words) <= hs.toc_label_max_words and u.link_chars == 0
             and not u.text.rstrip().endswith(_SENTENCE_END))
