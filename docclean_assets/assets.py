@@ -42,11 +42,14 @@ def _preview(table: pa.Table, columns: list[str]) -> dg.MetadataValue:
     return table_value(rows, columns)
 
 
+_LOOK_UP = object()  # `previous` not looked up yet (None is an answer: nothing recorded)
+
+
 def _result(context: dg.AssetExecutionContext, asset: str, path: str, rows: int, schema: pa.Schema,
-            version: dg.DataVersion, previous: dg.AssetMaterialization | None = None, **extra) -> dg.MaterializeResult:
+            version: dg.DataVersion, previous: object = _LOOK_UP, **extra) -> dg.MaterializeResult:
     """The materialization: metadata, the data version, and whether it changed since the last one
     (`previous`, when the asset looked it up already)."""
-    changed = changed_since(previous or last_recorded(context, asset), version)
+    changed = changed_since(last_recorded(context, asset) if previous is _LOOK_UP else previous, version)
     return dg.MaterializeResult(metadata=result_meta(path, rows, schema, changed=changed, **extra),
                                 data_version=version)
 

@@ -143,7 +143,6 @@ def _instance():  # noqa: ANN202 - a dagster.DagsterInstance (imported lazily: c
 
 def _run(args: argparse.Namespace, names: list[str]) -> int:
     """Materialize every asset of each source, printing progress; EXIT_INFRA when a step failed."""
-
     from docclean_assets.graph import INGEST_JOB, build_defs
     from docclean_assets.progress import for_stream
 

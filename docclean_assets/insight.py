@@ -10,7 +10,7 @@ import dagster as dg
 from docclean_assets.extract.model import BODY_KINDS
 from docclean_assets.extract.quality import Band
 from docclean_assets.meta import counts_value
-from docclean_assets.plots import BandLines, png_markdown, retention_png
+from docclean_assets.plots import png_markdown, retention_png
 from docclean_assets.store.tables import Store, sql_string
 from docclean_assets.versions import changed_since
 
@@ -81,8 +81,7 @@ def band_text(band: Band | None, documents: int, min_docs: int) -> str:
 
 def histogram_md(ratios: list[float], band: Band | None, failed: int, band_words: str) -> str:
     """The retention histogram as Markdown: the picture, then what it shows in one line."""
-    lines = None if band is None else BandLines(band.low, band.high, "learned" if band.learned else "configured")
-    png = retention_png(ratios, lines, failed)
+    png = retention_png(ratios, band, failed)
     below = sum(1 for r in ratios if band is not None and r < band.low)
     return (png_markdown(png, "retention ratio histogram") +
             f"\n\nRetention ratio per document; band {band_words}; {below} below the floor.")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from docclean_assets.extract.quality import Band
 
 # 560 x 220 px: the width of the UI's metadata column, a ~15 KB PNG kept with each materialization.
 FIGURE_IN = (5.6, 2.2)
@@ -14,16 +15,7 @@ BINS = 20  # ratio bins of 0.05 over [0, 1]: one bin is about the band's usual h
 MAX_RATIO = 1.0  # a retention ratio can exceed 1 (OCR adds characters); those land in the last bin
 
 
-@dataclass(frozen=True, slots=True)
-class BandLines:
-    """The band drawn over the histogram: its floor and ceiling, and how it was set."""
-
-    low: float
-    high: float
-    how: str  # 'learned' | 'configured'
-
-
-def retention_png(ratios: Sequence[float], band: BandLines | None, failed: int) -> bytes:
+def retention_png(ratios: Sequence[float], band: Band | None, failed: int) -> bytes:
     """A histogram of the documents' retention ratios with the band shaded and its floor drawn."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -39,7 +31,7 @@ def retention_png(ratios: Sequence[float], band: BandLines | None, failed: int) 
     if below:
         ax.hist(below, bins=BINS, range=(0.0, MAX_RATIO), color="#e45756", label="below the band floor")
     if band is not None:
-        ax.axvspan(band.low, band.high, color="#54a24b", alpha=0.15, label=f"{band.how} band")
+        ax.axvspan(band.low, band.high, color="#54a24b", alpha=0.15, label=f"{'learned' if band.learned else 'configured'} band")
         ax.axvline(band.low, color="#e45756", linestyle="--", linewidth=1.2)
     ax.set_xlim(0.0, MAX_RATIO)
     ax.set_xlabel("retention ratio (kept / extracted characters)")

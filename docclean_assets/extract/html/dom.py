@@ -351,7 +351,7 @@ class Segmenter:
         path = ctx[2] + (node.mem_id,)
         hidden = ctx[5] or _is_hidden(node)
         template = ctx[4] or _is_template(node) or hidden
-        buttons = node.css("button, [role=button]") if node.css_first("button, [role=button]") is not None else []
+        buttons = node.css("button, [role=button]")
         controls = " ".join(t for b in buttons if (t := b.text(deep=True, separator=" ", strip=True)))
         if buttons:
             copy = LexborHTMLParser(f"<body>{node.html}</body>")
