@@ -326,6 +326,8 @@ class Store:
         pinned = None if index is None else index.transaction_version(_PIN_APP + table)
         if pinned == dt.version() or (pinned is None and not dt.file_uris()):
             return False
+        if pinned is not None and pinned > dt.version():  # another writer's whole pair landed between the
+            return False                                  # two reads: its data commit is the pinned one
         if pinned is None:  # no commit record at all: none of it was ever visible
             self._write(dt, pa.schema(dt.schema().to_arrow()).empty_table(), "overwrite", exact=True)
             return True
