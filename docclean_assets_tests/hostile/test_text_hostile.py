@@ -43,7 +43,7 @@ def test_every_text_stage_stays_linear_on_200000_character_tokens(tmp_path):
 def test_the_regex_stage_sees_the_regexes_of_every_text_module():
     names = {name for name, _ in T.module_regexes()}
     for expected in ("normalize._BROKEN", "normalize._WORD", "boilerplate._PAGE_NUMBER", "html.jsonld._MARKUP_TAG",
-                     "html.jsonld._ARTICLE_BODY", "html.comments._SAYS", "html.lede._SENTENCE_END", "guard._TAG"):
+                     "html.jsonld._ARTICLE_BODY", "html.comments._SAYS", "html.lede.SENTENCE_END", "guard._TAG"):
         assert expected in names
 
 

@@ -17,6 +17,7 @@ import re
 from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.errors import ExtractionError
+from docclean_assets.extract.html.articles import continuation_units, embedded_post_units, main_container, nested_article_units
 from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import Unit, key, markdown_table, segment
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
@@ -166,23 +167,6 @@ def _trafilatura(html: str, url: str | None) -> tuple[list[Seg], str | None]:
     return segments(getattr(doc, "body", None)), None
 
 
-def _main_container(units: list[Unit], body: list[bool], share: float) -> int | None:
-    """mem_id of the deepest element holding `share` of the body's paragraph characters."""
-    count: dict[int, int] = {}
-    depth: dict[int, int] = {}
-    total = 0
-    for u, keep in zip(units, body):
-        if keep and u.kind in ("paragraph", "list_item"):
-            total += len(u.text)
-            for d, mid in enumerate(u.path):
-                count[mid] = count.get(mid, 0) + len(u.text)
-                depth[mid] = d
-    if not total:
-        return None
-    best = max((mid for mid, c in count.items() if c >= share * total), key=lambda m: depth[m], default=None)
-    return best if best is not None and depth[best] > 0 else None  # the <body> itself is no container
-
-
 def _is_data_table(u: Unit, hs: HtmlSettings) -> bool:
     rows = u.rows or []
     if len(rows) < hs.table_min_rows or max((len(r) for r in rows), default=0) < hs.table_min_cols:
@@ -274,6 +258,12 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         for i in units_to_standfirst(tree, units, status, hs):
             status[i] = None
             units[i].meta["rescued"] = "standfirst"
+        for i in continuation_units(tree, units, status, hs):
+            status[i] = None
+            units[i].meta["rescued"] = "continuation"
+        for i in embedded_post_units(tree, units, status, hs):
+            status[i] = None
+            units[i].meta["rescued"] = "embedded_post"
     for i in teaser_units(units, [st is None for st in status], hs):  # among what the extractor kept
         status[i] = DropReason.TEASER
     for i, reason in furniture.items():
@@ -284,6 +274,8 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     trace["method"] = method
     report.method = method
     comments = _route_comments(tree, scripts, units, status, hs, report)
+    for i in nested_article_units(tree, units, status, hs):  # comments are routed already
+        status[i] = DropReason.TEASER
     first_of = {c.units[0]: c for c in comments}
     as_body = bool(rules is not None and rules.comments_as_body)
 
@@ -426,7 +418,7 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str], s
             units[i].meta["vetoed"] = "template_region"
 
     # reference tables inside the article container survive the extractor's density heuristics
-    main_id = _main_container(units, [s is None for s in status], hs.main_container_share)
+    main_id = main_container(units, [s is None for s in status], hs.main_container_share)
     if main_id is not None:
         for i, u in enumerate(units):
             if (status[i] is not None and u.kind == Kind.TABLE and not u.template and main_id in u.path

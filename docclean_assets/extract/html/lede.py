@@ -15,7 +15,7 @@ _NOT_LEDE_TAGS = frozenset({"figure", "figcaption", "picture", "time", "address"
 _NOT_LEDE_WORDS = frozenset({"caption", "credit", "credits", "photo", "image", "img", "figure", "media", "byline",
                              "author", "date", "dateline", "timestamp", "updated", "published", "meta", "gallery"})
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
-_SENTENCE_END = re.compile(r"[.!?…:»\"”')]\s*$")
+SENTENCE_END = re.compile(r"[.!?…:»\"”')]\s*$")
 _NOT_LEDE_SEL = ", ".join([*_NOT_LEDE_TAGS, *(f'[class*="{w}" i], [id*="{w}" i]' for w in sorted(_NOT_LEDE_WORDS))])
 
 
@@ -62,7 +62,7 @@ def units_to_standfirst(tree: LexborHTMLParser, units: list[Unit], status: list,
         u = units[i]
         if (status[i] != DropReason.BOILERPLATE or u.template or u.kind not in (Kind.PARAGRAPH, Kind.HEADING)
                 or len(u.text.split()) < hs.lede_min_words or u.link_chars > hs.lede_max_link_ratio * len(u.text)
-                or u.text in body_text or not _SENTENCE_END.search(u.text)):
+                or u.text in body_text or not SENTENCE_END.search(u.text)):
             continue
         k = key(u.text)
         if desc[:n] in k or k[:n] in desc:

@@ -92,6 +92,30 @@ class HtmlSettings:
     # team list in a collapse after text the extractor dropped stays out (scrapinghub_aeb).
     disclosure_control_max_words: int = 6
 
+    # ---- continuation chunks (issue 21, html/articles.py)
+    # A site may split one article into several same-shaped containers (Wired's body chunks between
+    # ad slots) and the extractor keep only the first. An element with the article container's tag,
+    # class tokens and depth, under a common ancestor at most continuation_max_levels above it, is
+    # more of the article when it holds at least continuation_min_words words of prose: paragraphs
+    # of at least continuation_prose_min_words words ending a sentence, at most
+    # continuation_max_link_ratio link text (the standfirst's measures). Calibrated on the two
+    # scrapinghub_aeb pages whose recall it restores (0.35 and 0.45 before); no other corpus page has
+    # such a chunk the extractor left out.
+    continuation_max_levels: int = 3
+    continuation_min_words: int = 50
+    continuation_prose_min_words: int = 12
+    continuation_max_link_ratio: Fraction = 0.3
+
+    # <article> elements nested in an <article> are related content (HTML standard: "related to the
+    # contents of the outer article"): related posts, video cards. Their text leaves the body (reason
+    # teaser) when there are at least nested_article_min_count of them and the outer article has at
+    # least nested_article_min_own_words words of body outside them; a page wrapping its one story
+    # in a second <article> keeps it. An outer article holding only a label of at most
+    # toc_label_max_words words besides them ("You may like...") is the related box; the label goes. Calibrated on scrapinghub_aeb (a quote site's "You may like" posts
+    # and Fox News' inline "more" cards) with mozilla_readability and trafilatura_eval unchanged.
+    nested_article_min_count: int = 2
+    nested_article_min_own_words: int = 30
+
     # ---- in-page furniture (issue 21, html/inpage.py)
     # An in-page table of contents is a run of at least toc_min_links consecutive units each made
     # for at least toc_min_link_share of its characters of links to the ids of this page's own
