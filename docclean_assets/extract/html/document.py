@@ -17,7 +17,8 @@ import re
 from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.errors import ExtractionError
-from docclean_assets.extract.html.articles import continuation_units, embedded_post_units, main_container, nested_article_units
+from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, main_container,
+                                                   nested_article_units)
 from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import Unit, key, markdown_table, segment
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units

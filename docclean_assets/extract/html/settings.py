@@ -108,11 +108,13 @@ class HtmlSettings:
 
     # <article> elements nested in an <article> are related content (HTML standard: "related to the
     # contents of the outer article"): related posts, video cards. Their text leaves the body (reason
-    # teaser) when there are at least nested_article_min_count of them and the outer article has at
-    # least nested_article_min_own_words words of body outside them; a page wrapping its one story
-    # in a second <article> keeps it. An outer article holding only a label of at most
-    # toc_label_max_words words besides them ("You may like...") is the related box; the label goes. Calibrated on scrapinghub_aeb (a quote site's "You may like" posts
-    # and Fox News' inline "more" cards) with mozilla_readability and trafilatura_eval unchanged.
+    # teaser) when there are at least nested_article_min_count of them and the body has at least
+    # nested_article_min_own_words words outside them; a page wrapping its one story in a second
+    # <article> keeps it. An outer article holding only a label of at most toc_label_max_words words
+    # besides them ("You may like...") is the related box; the label goes. Calibrated on the corpus's
+    # 15 HTML pages with nested articles: a quote site's "You may like" posts leave (scrapinghub_aeb
+    # precision 0.20 -> 1.0 on that page); the others (Engadget, NYT, Fox cards, comment threads) and
+    # mozilla_readability and trafilatura_eval do not change.
     nested_article_min_count: int = 2
     nested_article_min_own_words: int = 30
 
