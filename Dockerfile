@@ -11,11 +11,11 @@
 #   dask worker tcp://scheduler:8786 --nthreads 2               a parse worker (DASK_DISTRIBUTED__WORKER__DAEMON=False is set)
 FROM python:3.11-slim-bookworm
 
-# tesseract-ocr (+ English model): OCR of scanned pages and pictures; chromium: `render: true` URL
+# tesseract-ocr-eng: the English model tesserocr's engine reads scanned pages and pictures with; chromium: `render: true` URL
 # sources; libpq5: dagster-postgres' psycopg2 at run time; tini: PID 1 that reaps the parse workers.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      tesseract-ocr tesseract-ocr-eng chromium fonts-dejavu-core libpq5 tini \
+      tesseract-ocr-eng chromium fonts-dejavu-core libpq5 tini \
  && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -19,14 +19,15 @@ $(DAGSTER_HOME)/dagster.yaml:
 	mkdir -p $(DAGSTER_HOME)
 	printf 'telemetry:\n  enabled: false\n' > $@
 
-# The OCR engine is Debian's tesseract-ocr (not a pip package): installed with apt-get when missing
-# and running as root; otherwise a note says how, and OCR is flagged `ocr_unavailable` per document.
+# OCR runs tesseract in-process (tesserocr, a pip dependency) with Debian's English model
+# (tesseract-ocr-eng): installed with apt-get when missing and running as root; otherwise a note says
+# how, and OCR is flagged `ocr_unavailable` per document.
 ocr-engine:
-	@command -v tesseract >/dev/null 2>&1 || { \
+	@ls /usr/share/tesseract-ocr/*/tessdata/eng.traineddata >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null) \
-	      || echo "note: tesseract-ocr could not be installed; documents will be flagged ocr_unavailable"; \
-	  else echo "note: OCR needs tesseract-ocr: sudo apt-get install tesseract-ocr"; fi; }
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr-eng >/dev/null) \
+	      || echo "note: tesseract-ocr-eng could not be installed; documents will be flagged ocr_unavailable"; \
+	  else echo "note: OCR needs tesseract's English model: sudo apt-get install tesseract-ocr-eng"; fi; }
 
 # Materialize every asset for every source in data/sources.yaml, then print a DuckDB summary.
 run: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ocr-engine

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from docclean_assets.extract.api import extract_document
-from docclean_assets.extract.ocr.engine import OcrRun, engine_path
+from docclean_assets.extract.ocr.engine import OcrRun, engine_available
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.schema import row_to_report
@@ -21,8 +21,8 @@ from docclean_assets.extract.settings import Settings
 from docclean_assets.sources import SourceConfigError, load_sources
 from docclean_assets_tests.fixtures import build_ocr as F
 
-needs_tesseract = pytest.mark.skipif(engine_path("tesseract") is None,
-                                     reason="tesseract-ocr is not installed (apt-get install tesseract-ocr)")
+needs_tesseract = pytest.mark.skipif(not engine_available(OcrSettings()),
+                                     reason="no tesseract models (apt-get install tesseract-ocr-eng)")
 MIN_RECALL = 0.8
 
 
@@ -150,7 +150,7 @@ def test_picture_budget_caps_the_pictures_read():
 
 
 def test_missing_engine_is_flagged_not_a_crash():
-    s = Settings(ocr=OcrSettings(tesseract_cmd="docclean-no-such-tesseract"))
+    s = Settings(ocr=OcrSettings(tessdata_dir="/nonexistent/tessdata"))
     ext = extract_document(F.scanned_pdf(), "pdf", s)
     assert "ocr_unavailable" in ext.report.flags and ext.blocks == [] and ext.report.ocr_pages == 0
     ext = extract_document(F.picture_pptx(), "pptx", s)
@@ -225,6 +225,26 @@ def test_time_budget_stops_picture_ocr_but_not_the_document():
     ext = extract_document(out.getvalue(), "docx", Settings(ocr=OcrSettings(picture_budget_s=0.0)))
     assert ext.report.ocr_pictures == 1 and "ocr_time_budget" in ext.report.flags  # the first read spent it
     assert [b.text for b in ext.blocks if b.in_body] == ["A table follows."] * 2
+
+
+@needs_tesseract
+def test_a_read_past_its_deadline_is_abandoned_flagged_and_the_engine_reads_again():
+    late = extract_document(F.scanned_pdf(), "pdf", Settings(ocr=OcrSettings(call_timeout_s=0.001)))
+    assert "ocr_failed" in late.report.flags and late.report.ocr_pages == 0 and not late.blocks
+    again = extract_document(F.scanned_pdf(), "pdf")  # same thread, same engine: not left half-used
+    assert again.report.ocr_pages == 1
+    assert recall(" ".join(F.SCAN_LINES), " ".join(b.text for b in again.blocks if b.in_body)) >= MIN_RECALL
+
+
+@needs_tesseract
+def test_one_engine_per_thread_reads_every_picture_of_every_document():
+    from docclean_assets.extract.ocr import engine
+
+    extract_document(F.picture_pptx(), "pptx")
+    started = dict(engine._local.engines)
+    extract_document(F.table_screenshot_docx(), "docx")
+    extract_document(F.text_and_picture_pdf(), "pdf")
+    assert engine._local.engines == started and len(started) == 1  # started once, not per picture
 
 
 def test_placing_a_picture_block_keeps_anchors_on_their_blocks():

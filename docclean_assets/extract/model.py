@@ -173,6 +173,9 @@ class DocReport:
     ocr_pages: int = field(default=0, metadata={"doc": "Pages rendered and read by OCR."})
     ocr_pictures: int = field(default=0, metadata={"doc": "Pictures whose text OCR read."})
     ocr_pictures_empty: int = field(default=0, metadata={"doc": "Pictures OCR read without finding confident text."})
+    ocr_pictures_skipped: int = field(default=0, metadata={
+        "doc": "Pictures large enough to hold text that OCR did not read: photos, pictures without "
+               "text-like marks, and those over the document's picture or time budget."})
     ocr_confidence: float = field(default=0.0, metadata={"doc": "Mean word confidence (0-100) of the OCR text kept; 0 without OCR."})
     # Parts of a package (a slide, a header, a JSON-LD script, an embedded chunk) that could not be
     # read: each costs only itself, is counted here and flags the document `broken_part`.

@@ -14,7 +14,7 @@ from docclean_assets.extract.guard import PdfPlan, check_html_bytes, merge_flood
 from docclean_assets.extract.inspect import LEGEND_PX
 from docclean_assets.extract.model import DocReport, Extraction
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
-from docclean_assets.extract.ocr.engine import engine_path
+from docclean_assets.extract.ocr.engine import engine_available
 from docclean_assets.extract.pdf.document import PAGE_TURN_META
 from docclean_assets.extract.pdf.blocks import PBlock, join_lines
 from docclean_assets.extract.pdf.chars import Char, PageInfo
@@ -116,7 +116,7 @@ def test_inspect_draws_a_turned_page_in_the_frame_of_its_boxes(tmp_path):
     assert inside.getextrema()[0] < 80  # the paragraph's glyphs are under its box
 
 
-@pytest.mark.skipif(engine_path("tesseract") is None, reason="tesseract-ocr is not installed")
+@pytest.mark.skipif(not engine_available(OcrSettings()), reason="no tesseract models (tesseract-ocr-eng)")
 def test_picture_on_a_turned_page_is_read_upright_and_boxed_in_the_page_frame():
     picture = build_ocr.text_image(build_ocr.PICTURE_LINES)
     result = _extract(P.rotated_page_pdf(90, 0, paragraphs=P.ROTATED_PARAGRAPHS[:4], picture=picture), ocr="auto")
@@ -129,7 +129,7 @@ def test_picture_on_a_turned_page_is_read_upright_and_boxed_in_the_page_frame():
     assert _body(result.blocks) == P.ROTATED_PARAGRAPHS[:4]
 
 
-@pytest.mark.skipif(engine_path("tesseract") is None, reason="tesseract-ocr is not installed")
+@pytest.mark.skipif(not engine_available(OcrSettings()), reason="no tesseract models (tesseract-ocr-eng)")
 def test_forced_ocr_renders_a_turned_page_upright():
     paragraphs = P.ROTATED_PARAGRAPHS[:2]
     result = _extract(P.rotated_page_pdf(90, 0, paragraphs=paragraphs), ocr="force")

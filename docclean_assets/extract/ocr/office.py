@@ -7,7 +7,7 @@ import warnings
 from typing import NamedTuple
 
 from docclean_assets.extract.model import BBox
-from docclean_assets.extract.ocr.engine import OcrRun, is_photo, upscaled
+from docclean_assets.extract.ocr.engine import OcrRun, upscaled
 from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.ocr.blocks import (Frame, accept_picture_text, mean_confidence, paragraphs_box, paragraphs_text,
                                                 words_to_paragraphs)
@@ -60,12 +60,13 @@ def blob_to_picture_text(blob: bytes, run: OcrRun | None, place: BBox | None = N
         if image.format in _VECTOR_FORMATS:
             return None
         image.load()
-    if min(image.size) < s.picture_min_side_px or (not force and is_photo(image, s)):
-        return None
-    if not run.picture_allowed():
+    if min(image.size) < s.picture_min_side_px or not run.picture_allowed():
         return None
     big, factor = upscaled(image, s)
-    words = run.read(big, round(_dpi(image, s) * factor))
+    dpi = round(_dpi(image, s) * factor)
+    if not run.worth_reading(big, dpi):
+        return None
+    words = run.read(big, dpi)
     if words is None:
         return None
     if place is not None:

@@ -19,7 +19,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docclean_assets.extract.model import BBox, Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
-from docclean_assets.extract.ocr.engine import OcrRun, is_photo
+from docclean_assets.extract.ocr.engine import OcrRun
 from docclean_assets.extract.ocr.blocks import (
     Frame,
     accept_picture_text,
@@ -157,7 +157,7 @@ def picture_to_block(page: pdfium.PdfPage, frame: PageFrame, number: int, pic: P
     if not run.picture_allowed():
         return None
     image = _render(page, frame, s.picture_dpi, pic.box)
-    if run.mode != "force" and is_photo(image, s):
+    if not run.worth_reading(image, s.picture_dpi):
         return None
     words = run.read(image, s.picture_dpi)
     if words is None:
