@@ -14,6 +14,7 @@ from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.ocr.engine import OcrRun, engine_available
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
+from docclean_assets.extract.pdf.pdfium import open_pdf
 from docclean_assets.extract.schema import row_to_report
 from docclean_assets.tables import DocRef, QUALITY_SCHEMA, report_to_row
 from docclean_assets.extract.ocr.settings import OcrSettings
@@ -267,7 +268,11 @@ def test_ocr_merge_returns_a_new_extraction_and_leaves_its_input_and_report_as_t
     blocks, report = list(ext.blocks), replace(ext.report, flags=list(ext.report.flags))
     chars = {p.info.number: p.chars for p in ext.trace.pages}
     turns = {p.info.number: p.info.turn for p in ext.trace.pages}
-    out = extraction_with_ocr(data, ext, OcrRun(OcrSettings(), "auto", True), chars, turns)
+    pdf = open_pdf(data)
+    try:
+        out = extraction_with_ocr(pdf, ext, OcrRun(OcrSettings(), "auto", True), chars, turns)
+    finally:
+        pdf.close()
     assert ext.blocks == blocks and ext.report == report
     assert out is not ext and out.report is not ext.report and out.report.flags is not ext.report.flags
     assert out.report.ocr_pages == 1 and "unmapped_text" in out.report.flags and report.ocr_pages == 0

@@ -60,3 +60,23 @@ def test_a_pdf_drawing_is_skipped_and_counted_while_the_picture_of_text_is_read(
 
 def test_skipped_pictures_are_a_quality_report_column():
     assert "ocr_pictures_skipped" in QUALITY_SCHEMA.names
+
+
+@needs_tesseract
+def test_each_pdf_is_opened_once_with_its_caps_checked_and_its_pictures_read_in_the_same_pass(monkeypatch):
+    import pypdfium2
+
+    from docclean_assets_tests.hostile import cases as C
+
+    opened = []
+    real = pypdfium2.PdfDocument
+
+    def counting(*args, **kwargs):  # noqa: ANN002, ANN003
+        opened.append(args[0] if args else None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pypdfium2, "PdfDocument", counting)
+    ext = extract_document(F.text_and_drawing_pdf("rings"), "pdf")  # text layer, a picture read, one skipped
+    assert len(opened) == 1 and ext.report.ocr_pictures == 1
+    flooded = extract_document(C.dense_pdf(200_000), "pdf")  # a page over the character cap
+    assert len(opened) == 2 and "page_char_cap" in flooded.report.flags

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from docclean_assets.extract.errors import ExtractionError  # noqa: F401 - re-exported: api.ExtractionError
-from docclean_assets.extract.guard import check_html_bytes, merge_flooded, plan_pdf
+from docclean_assets.extract.guard import check_html_bytes
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.ocr.engine import OcrRun
@@ -62,8 +62,7 @@ def _dispatch(data: bytes, fmt: str, settings: Settings, *, html_rules: HtmlRule
     if fmt == "pdf":
         from docclean_assets.extract.pdf.document import extract_pdf
 
-        plan = plan_pdf(data, settings.limits)  # page cap; pages over the char cap set aside
-        return merge_flooded(extract_pdf(plan.data, settings, ocr), plan)
+        return extract_pdf(data, settings, ocr)  # the page and character caps are checked in its pass
     if fmt == "docx":
         from docclean_assets.extract.office.docx import extract_docx
 

@@ -1,11 +1,10 @@
-"""Caps checked before (or around) a backend so hostile input is refused or degraded, never parsed
-without bound: pages per PDF, characters per PDF page, HTML size and nesting depth. The OOXML zip
+"""Caps checked before (or inside) a backend so hostile input is refused or degraded, never parsed
+without bound: pages per PDF, characters per PDF page (both checked in the PDF backend's own pass:
+each file is opened once), HTML size and nesting depth. The OOXML zip
 caps live in office.common.check_package (they need the zip directory)."""
 from __future__ import annotations
 
-import io
 import re
-from dataclasses import dataclass, field
 
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.model import Block, Extraction, Kind, count_chars, renumber
@@ -16,85 +15,30 @@ CHAR_CAP_FLAG = "page_char_cap"  # a page's text came as plain lines, without la
 ENCRYPTED_FLAG = "encrypted"  # opened with the empty user password (owner password only)
 
 
-@dataclass
-class PdfPlan:
-    """What the PDF backend should see: the bytes (flooded pages blanked) and the set-aside text."""
-
-    data: bytes
-    flooded: dict[int, str] = field(default_factory=dict)  # 1-based page -> its plain text
-    encrypted: bool = False
+def check_pdf_pages(pages: int, limits: LimitSettings) -> None:
+    """Refuse a PDF with more than `pdf_max_pages` pages."""
+    if pages > limits.pdf_max_pages:
+        raise ExtractionError(f"pdf: too many pages: {pages} (limit {limits.pdf_max_pages} pages)")
 
 
-def plan_pdf(data: bytes, limits: LimitSettings) -> PdfPlan:
-    """Refuse a PDF with more than `pdf_max_pages` pages; blank every page holding more than
-    `pdf_max_page_chars` non-space characters or `pdf_max_page_codepoints` characters of any kind,
-    as its glyphs expand through ToUnicode (its text is kept as plain lines, see `merge_flooded`).
-    Files PDFium cannot open go to the backend unchanged: it words their error."""
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
-    try:
-        pdf = pdfium.PdfDocument(data)
-    except Exception:  # noqa: BLE001 - corrupt or encrypted: the backend says which
-        return PdfPlan(data)
-    try:
-        n = len(pdf)
-        if n > limits.pdf_max_pages:
-            raise ExtractionError(f"pdf: too many pages: {n} (limit {limits.pdf_max_pages} pages)")
-        encrypted = pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) != -1
-        flooded: dict[int, str] = {}
-        for i in range(n):
-            try:
-                page = pdf[i]
-            except pdfium.PdfiumError:
-                continue  # an unloadable page: the backend flags or words it
-            try:
-                text_page = page.get_textpage()
-                n = text_page.count_chars()  # code points, a glyph's whole expansion included
-                if n > limits.pdf_max_page_chars:
-                    text = text_page.get_text_range()
-                    if n > limits.pdf_max_page_codepoints or count_chars(text) > limits.pdf_max_page_chars:
-                        flooded[i + 1] = text
-                text_page.close()
-            except pdfium.PdfiumError:
-                pass  # the backend flags an unreadable page itself
-            finally:
-                page.close()
-        if not flooded:
-            return PdfPlan(data, encrypted=encrypted)
-        return PdfPlan(_blank_pages(pdf, flooded), flooded, encrypted)
-    finally:
-        pdf.close()
+def flooded_text(textpage, limits: LimitSettings) -> str | None:  # noqa: ANN001 - a pypdfium2 PdfTextPage
+    """The page's plain text when it holds more than `pdf_max_page_chars` non-space characters or
+    `pdf_max_page_codepoints` characters of any kind (its glyphs expand through ToUnicode): such a
+    page is kept as plain lines, without layout analysis (see `merge_flooded`); else None."""
+    n = textpage.count_chars()  # code points, a glyph's whole expansion included
+    if n <= limits.pdf_max_page_chars:
+        return None
+    text = textpage.get_text_range()
+    return text if n > limits.pdf_max_page_codepoints or count_chars(text) > limits.pdf_max_page_chars else None
 
 
-def _blank_pages(pdf, pages: dict[int, str]) -> bytes:  # noqa: ANN001 - a pypdfium2.PdfDocument
-    """A copy of the document where the given 1-based pages are empty pages of the same size."""
-    import pypdfium2 as pdfium
-
-    out = pdfium.PdfDocument.new()
-    try:
-        for i in range(len(pdf)):
-            if i + 1 in pages:
-                width, height = pdf.get_page_size(i)
-                out.new_page(width, height).close()
-            else:
-                out.import_pages(pdf, [i])
-        buf = io.BytesIO()
-        out.save(buf)
-        return buf.getvalue()
-    finally:
-        out.close()
-
-
-def merge_flooded(result: Extraction, plan: PdfPlan) -> Extraction:
-    """The backend's blocks with each flooded page's text inserted as plain paragraphs (one per line,
-    whitespace runs collapsed), in page order."""
-    if plan.encrypted:
-        result.report.flag(ENCRYPTED_FLAG)
-    if not plan.flooded:
+def merge_flooded(result: Extraction, flooded: dict[int, str]) -> Extraction:
+    """The backend's blocks with each flooded page's text (1-based page -> its plain text) inserted
+    as plain paragraphs (one per line, whitespace runs collapsed), in page order."""
+    if not flooded:
         return result
     extra = []
-    for page, text in sorted(plan.flooded.items()):
+    for page, text in sorted(flooded.items()):
         lines = [" ".join(ln.split()) for ln in text.replace("\r\n", "\n").split("\n")]
         extra += [Block(kind=Kind.PARAGRAPH, text=ln, page=page, meta=(("degraded", CHAR_CAP_FLAG),)) for ln in lines if ln]
         result.report.raw_chars += count_chars(text)
@@ -102,7 +46,7 @@ def merge_flooded(result: Extraction, plan: PdfPlan) -> Extraction:
     result.report.flag(CHAR_CAP_FLAG)
     if extra and "no_text_layer" in result.report.flags:  # only the set-aside pages had text
         result.report.flags.remove("no_text_layer")
-    result.report.pages = max(result.report.pages, max(plan.flooded))
+    result.report.pages = max(result.report.pages, max(flooded))
     return Extraction(renumber(blocks), result.report, result.trace)
 
 

@@ -10,7 +10,7 @@ from PIL import Image
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.extract.api import ExtractionError, extract_document
-from docclean_assets.extract.guard import PdfPlan, check_html_bytes, merge_flooded
+from docclean_assets.extract.guard import check_html_bytes, merge_flooded
 from docclean_assets.extract.inspect import LEGEND_PX
 from docclean_assets.extract.model import DocReport, Extraction
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
@@ -191,8 +191,7 @@ def _text_stages(s: str) -> None:
     char = Char(s, 0, 0, 9, 9, 10.0, "Helvetica", 0.0, 0, 0, 0.0, 0, 9.0)
     assert unmapped_count([char]) <= len(s)
     assert page_needs_ocr([char], OcrSettings()) in (None, "no_text", "unmapped")
-    plan = PdfPlan(b"", {1: s + "\n" + s})
-    merged = merge_flooded(Extraction([], DocReport(format="pdf"), {}), plan)
+    merged = merge_flooded(Extraction([], DocReport(format="pdf"), {}), {1: s + "\n" + s})
     assert all(len(b.text) <= len(s) for b in merged.blocks)
     try:
         check_html_bytes(s.encode(), LimitSettings())

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from docclean_assets.extract.guard import flooded_text
 from docclean_assets.extract.pdf.graphics import Graphic, page_to_graphics
 from docclean_assets.extract.pdf.pdfium import (
     PageFrame,
@@ -38,6 +39,7 @@ from docclean_assets.extract.pdf.pdfium import (
     text_object_of,
 )
 from docclean_assets.extract.pdf.settings import PdfSettings
+from docclean_assets.extract.settings import LimitSettings
 
 _HYPHEN_MARKS = ("\x02", "\ufffe")  # PDFium marks a hyphen ending a line (GetUnicode, GetText)
 
@@ -260,16 +262,16 @@ def reading_turn(chars: list[Char], settings: PdfSettings) -> int:
     return 90 * quarter if quarter and count > settings.page_turn_min_fraction * n else 0
 
 
-def page_to_chars(page: pdfium.PdfPage, number: int, settings: PdfSettings) -> tuple[PageInfo, list[Char], int, PageFrame]:
+def page_to_chars(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage, number: int, settings: PdfSettings
+                  ) -> tuple[PageInfo, list[Char], int, PageFrame]:
     """Visible chars of one PDFium page in its reading frame (see reading_turn); also the drawn
     non-space char count and the frame."""
     frame = page_frame(page)
-    with opened_textpage(page) as textpage:
+    chars, raw_count = textpage_to_chars(textpage, frame, settings)
+    turn = reading_turn(chars, settings)
+    if turn:  # read again in the turned frame: origins, advances and angles follow the frame
+        frame = frame.turned(turn)
         chars, raw_count = textpage_to_chars(textpage, frame, settings)
-        turn = reading_turn(chars, settings)
-        if turn:  # read again in the turned frame: origins, advances and angles follow the frame
-            frame = frame.turned(turn)
-            chars, raw_count = textpage_to_chars(textpage, frame, settings)
     return PageInfo(number, frame.width, frame.height, frame.turn), chars, raw_count, frame
 
 
@@ -282,13 +284,22 @@ class PageContent(NamedTuple):
     graphics: list[Graphic]
 
 
-def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str], settings: PdfSettings) -> Iterator[PageContent]:
-    """Each page's chars and graphics in turn, each page closed before the next is loaded."""
+def pdf_to_pages(pdf: pdfium.PdfDocument, flags: list[str], settings: PdfSettings, limits: LimitSettings | None = None,
+                 flooded: dict[int, str] | None = None) -> Iterator[PageContent]:
+    """Each page's chars and graphics in turn, each page closed before the next is loaded. A page
+    over the character caps of `limits` is read no further: its plain text goes to `flooded` (page
+    number -> text) and it comes out empty."""
     for index in range(len(pdf)):
         number = index + 1
         try:
-            with opened_page(pdf, index) as page:
-                info, chars, raw, frame = page_to_chars(page, number, settings)
+            with opened_page(pdf, index) as page, opened_textpage(page) as textpage:
+                text = flooded_text(textpage, limits) if limits is not None and flooded is not None else None
+                if text is not None:
+                    flooded[number] = text
+                    frame = page_frame(page)
+                    yield PageContent(PageInfo(number, frame.width, frame.height), [], 0, [])
+                    continue
+                info, chars, raw, frame = page_to_chars(page, textpage, number, settings)
                 yield PageContent(info, chars, raw, _graphics(page, frame, settings, flags))
         except Exception:  # a broken page (tree entry, content stream) must not lose the others
             if "page_unreadable" not in flags:

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
 from docclean_assets.extract.errors import ExtractionError
+from docclean_assets.extract.guard import ENCRYPTED_FLAG, check_pdf_pages, merge_flooded
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
 from docclean_assets.extract.ocr.engine import OcrRun
 from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
@@ -196,37 +200,47 @@ def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
 
 def extract_pdf(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> Extraction:
     """Blocks of a PDF in reading order, with OCR'd pages and pictures merged in when `ocr` is on
-    (see pdf/ocr_pages); raises ExtractionError for unreadable files."""
-    ext, pages = _extract_text_layer(data, settings)
-    if ocr is None:
-        return ext
-    chars = {p.info.number: p.chars for p in pages}
-    turns = {p.info.number: p.info.turn for p in pages}
-    return extraction_with_ocr(data, ext, ocr, chars, turns)
-
-
-def _read_pages(data: bytes, report: DocReport, s: PdfSettings) -> list[PageContent]:
-    """Each page's chars and graphics; raises ExtractionError for unreadable files."""
+    (see pdf/ocr_pages); raises ExtractionError for unreadable files and over the page cap. The file
+    is opened once: the caps are checked, the text layer read and the pictures rendered on one
+    document; a page over the character caps comes out as plain lines (guard.merge_flooded)."""
     pdf = open_pdf(data)
     try:
-        pages = list(pdf_to_pages(pdf, report.flags, s))
+        check_pdf_pages(len(pdf), settings.limits)
+        flooded: dict[int, str] = {}
+        ext, pages = _extract_text_layer(pdf, settings, flooded)
+        if ocr is not None:
+            chars = {p.info.number: p.chars for p in pages}
+            turns = {p.info.number: p.info.turn for p in pages}
+            ext = extraction_with_ocr(pdf, ext, ocr, chars, turns, skip=frozenset(flooded))
+        if pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) != -1:
+            ext.report.flag(ENCRYPTED_FLAG)
+    finally:
+        pdf.close()
+    return merge_flooded(ext, flooded)
+
+
+def _read_pages(pdf: pdfium.PdfDocument, report: DocReport, settings: Settings, flooded: dict[int, str]
+                ) -> list[PageContent]:
+    """Each page's chars and graphics (pages over the character caps into `flooded`); raises
+    ExtractionError for unreadable files."""
+    try:
+        pages = list(pdf_to_pages(pdf, report.flags, settings.pdf, settings.limits, flooded))
     except ExtractionError:
         raise
     except Exception as exc:  # the page tree itself broke while iterating
         raise ExtractionError(f"corrupt or unreadable PDF: {type(exc).__name__}: {exc}") from exc
-    finally:
-        pdf.close()
     if not pages:
         raise ExtractionError("PDF has no pages")
     return pages
 
 
-def _extract_text_layer(data: bytes, settings: Settings) -> tuple[Extraction, list[PageContent]]:
+def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: dict[int, str]
+                        ) -> tuple[Extraction, list[PageContent]]:
     """Blocks of the PDF's text layer in reading order (trace: a `PdfTrace`), and the pages as read;
     raises ExtractionError for unreadable files."""
     s = settings.pdf
     report = DocReport(format="pdf")
-    pages = _read_pages(data, report, s)
+    pages = _read_pages(pdf, report, settings, flooded)
     report.pages = len(pages)
     report.raw_chars = sum(p.raw_chars for p in pages)
     if report.raw_chars == 0:

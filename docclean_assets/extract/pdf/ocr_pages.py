@@ -30,7 +30,7 @@ from docclean_assets.extract.ocr.blocks import (
     words_to_paragraphs,
 )
 from docclean_assets.extract.pdf.chars import Char
-from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META, PageFrame, open_pdf, opened_page, page_frame
+from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META, PageFrame, opened_page, page_frame
 from docclean_assets.extract.ocr.settings import OcrSettings
 
 _CID = re.compile(r"\(cid:\d+\)")
@@ -196,27 +196,26 @@ def _merge(blocks: list[Block], page_new: dict[int, tuple[list[Block], list[Bloc
     return renumber(out)
 
 
-def extraction_with_ocr(data: bytes, ext: Extraction, run: OcrRun, chars_by_page: dict[int, list[Char]],
-                        turns: dict[int, int]) -> Extraction:
-    """A new extraction: `ext` with OCR'd pages and pictures merged in and the OCR counts reported
-    (`ext` and its report are left as they are); `chars_by_page` and `turns` are each page's
-    text-layer chars and the turn they were read in."""
+def extraction_with_ocr(pdf: pdfium.PdfDocument, ext: Extraction, run: OcrRun, chars_by_page: dict[int, list[Char]],
+                        turns: dict[int, int], skip: frozenset[int] = frozenset()) -> Extraction:
+    """A new extraction: `ext` with OCR'd pages and pictures of the open document `pdf` merged in
+    and the OCR counts reported (`ext` and its report are left as they are); `chars_by_page` and
+    `turns` are each page's text-layer chars and the turn they were read in; pages in `skip` (set
+    aside over the character caps) are not read."""
     if not run.enabled:
         return ext
     page_new: dict[int, tuple[list[Block], list[Block]]] = {}
-    pdf = open_pdf(data)
-    try:
-        for index in range(len(pdf)):
-            number = index + 1
-            chars = chars_by_page.get(number, [])
-            try:
-                with opened_page(pdf, index) as page:
-                    frame = page_frame(page).turned(turns.get(number, 0))  # the frame the text layer was read in
-                    page_new[number] = _page(page, frame, number, chars, run)
-            except Exception:  # noqa: BLE001 - a page PDFium cannot render loses only its OCR
-                run.flag("ocr_failed")
-    finally:
-        pdf.close()
+    for index in range(len(pdf)):
+        number = index + 1
+        if number in skip:
+            continue
+        chars = chars_by_page.get(number, [])
+        try:
+            with opened_page(pdf, index) as page:
+                frame = page_frame(page).turned(turns.get(number, 0))  # the frame the text layer was read in
+                page_new[number] = _page(page, frame, number, chars, run)
+        except Exception:  # noqa: BLE001 - a page PDFium cannot render loses only its OCR
+            run.flag("ocr_failed")
     page_new = {n: v for n, v in page_new.items() if v[0] or v[1]}
     body_ocr = sum(count_chars(b.text) for paras, _ in page_new.values() for b in paras if b.kind == Kind.PARAGRAPH)
     blocks = _merge(ext.blocks, page_new) if page_new else list(ext.blocks)
