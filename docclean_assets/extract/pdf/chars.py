@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
@@ -83,6 +84,18 @@ class _Style(NamedTuple):
     uy: float
 
 
+class _Buffers(threading.local):
+    """Out-parameters of the font and colour calls, allocated once per thread, not once per text object."""
+
+    def __init__(self) -> None:
+        self.font = ctypes.create_string_buffer(128)
+        self.flags = ctypes.c_int()
+        self.rgba = [ctypes.c_uint() for _ in range(4)]
+
+
+_BUFFERS = _Buffers()
+
+
 def _style(raw: object, i: int, rotation: int, s: PdfSettings) -> _Style:
     """Font size, name, angle and fill lightness of the text object holding char `i`."""
     m = pdfium_c.FS_MATRIX()
@@ -94,14 +107,12 @@ def _style(raw: object, i: int, rotation: int, s: PdfSettings) -> _Style:
     # (exact under rotation, shear and horizontal scaling).
     scale = abs(a * d - b * c) / base if base else 1.0
     size = float(pdfium_c.FPDFText_GetFontSize(raw, i)) * (scale or 1.0)
-    buf = ctypes.create_string_buffer(128)
-    flags = ctypes.c_int()
+    buf, flags, rgba = _BUFFERS.font, _BUFFERS.flags, _BUFFERS.rgba
     n = pdfium_c.FPDFText_GetFontInfo(raw, i, buf, len(buf), flags)
     if n > len(buf):
         buf = ctypes.create_string_buffer(n)
         pdfium_c.FPDFText_GetFontInfo(raw, i, buf, len(buf), flags)
     fontname = buf.value.decode("utf-8", "replace")
-    rgba = [ctypes.c_uint() for _ in range(4)]
     filled = pdfium_c.FPDFText_GetFillColor(raw, i, *rgba)
     light = rgba_lightness(*(v.value for v in rgba[:3]), s.grey_max_channel_spread_fraction) if filled else -1.0
     angle = math.degrees(math.atan2(b, a)) if (a or b) else 0.0

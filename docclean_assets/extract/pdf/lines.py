@@ -243,23 +243,26 @@ def _word(chars: list[Char], row: int, base: tuple[float, float] | None, s: PdfS
     """The chars as one word; its size is their modal size rounded to `size_step_pt` points.
     Raised runs are only told in a row that may hold them (`base`) and where no accent was composed
     (offsets then match the chars)."""
-    sizes = Counter(size_key(c.size, s.size_step_pt) for c in chars)
+    first = chars[0]
+    if len(chars) == 1 or all(c.size == first.size for c in chars):  # most words: one size, no count needed
+        size = size_key(first.size, s.size_step_pt)
+    else:
+        size = Counter(size_key(c.size, s.size_step_pt) for c in chars).most_common(1)[0][0]
     text = _word_text(chars)
     exact = base is not None and len(text) == sum(len(c.text) for c in chars)
     raised = script_spans(chars, base, s) if exact else ()  # type: ignore[arg-type]
-    return Word(
-        text,
-        min(c.x0 for c in chars),
-        min(c.top for c in chars),
-        max(c.x1 for c in chars),
-        max(c.bottom for c in chars),
-        sizes.most_common(1)[0][0],
-        len(chars),
-        sum(1 for c in chars if is_bold_font(c.fontname)),
-        row,
-        chars[0].size,
-        raised,
-    )
+    x0, top, x1, bottom = first.x0, first.top, first.x1, first.bottom
+    for c in chars:  # one pass for the box (four min/max passes cost more on short words)
+        if c.x0 < x0:
+            x0 = c.x0
+        if c.top < top:
+            top = c.top
+        if c.x1 > x1:
+            x1 = c.x1
+        if c.bottom > bottom:
+            bottom = c.bottom
+    return Word(text, x0, top, x1, bottom, size, len(chars), sum(1 for c in chars if is_bold_font(c.fontname)),
+                row, first.size, raised)
 
 
 def _row_base(row: list[Char], s: PdfSettings) -> tuple[float, float] | None:
@@ -269,10 +272,12 @@ def _row_base(row: list[Char], s: PdfSettings) -> tuple[float, float] | None:
     if min(c.size for c in row) > s.raised_max_size_fraction * (max(c.size for c in row) + s.size_step_pt):
         return None
     step = s.size_step_pt
-    sizes = Counter(size_key(c.size, step) for c in row if not c.text.isspace())
-    if not sizes:
+    inked = [c for c in row if not c.text.isspace()]
+    if not inked:
         return row[0].oy, row[0].size
-    key = sizes.most_common(1)[0][0]
+    key = size_key(inked[0].size, step)
+    if any(size_key(c.size, step) != key for c in inked):
+        key = Counter(size_key(c.size, step) for c in inked).most_common(1)[0][0]
     main = sorted(c.oy for c in row if not c.text.isspace() and size_key(c.size, step) == key)
     return main[len(main) // 2], key
 
@@ -309,16 +314,19 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
 
 
 def make_line(words: list[Word]) -> Line:
-    sizes: Counter[float] = Counter()
-    for w in words:
-        sizes[w.size] += w.n
+    size = words[0].size
+    if any(w.size != size for w in words):  # most lines: one size, no count needed
+        sizes: Counter[float] = Counter()
+        for w in words:
+            sizes[w.size] += w.n
+        size = sizes.most_common(1)[0][0]
     return Line(
         visual_to_logical(" ".join(w.text for w in words)),
         min(w.x0 for w in words),
         min(w.top for w in words),
         max(w.x1 for w in words),
         max(w.bottom for w in words),
-        sizes.most_common(1)[0][0],
+        size,
         sum(w.n for w in words),
         sum(w.bold for w in words),
         tuple(words),
