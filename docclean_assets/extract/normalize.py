@@ -97,6 +97,7 @@ def dehyphenate(text: str, vocab: Counter[str], s: NormalizeSettings | None = No
 
 def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None) -> list[Block]:
     """Every block with normalised text; `orig_text` keeps the backend's text when it changed."""
+    s = s or NormalizeSettings()  # validated once, not once per block
     blocks = blocks_to_continuations(blocks)
     vocab = vocabulary(b.text for b in blocks)
     out = []

@@ -46,12 +46,12 @@ TEMPLATE_WORDS = frozenset(
 )
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 _WS = re.compile(r"[^\S\n]+")
+_NOT_ALNUM = re.compile(r"[\W_]+")  # \w is str.isalnum() plus "_" (re docs): what key() leaves out
 
 
 def key(text: str) -> str:
     """Matching key: lower-case letters and digits only, so spacing and punctuation never matter."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in text if ch.isalnum())
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def clean_text(raw: str) -> str:
