@@ -165,6 +165,7 @@ def corpus_cost(formats: tuple[str, ...] = ("pdf", "docx", "pptx")) -> dict:
                 counts["ocr_pages"] += rep.ocr_pages
                 counts["ocr_pictures"] += rep.ocr_pictures
                 counts["ocr_pictures_empty"] += rep.ocr_pictures_empty
+                counts["ocr_pictures_skipped"] += rep.ocr_pictures_skipped  # photos, the text gate, budgets
                 counts["docs_with_ocr"] += bool(rep.ocr_pages or rep.ocr_pictures)
                 counts["budget_flags"] += sum(f in rep.flags for f in ("ocr_picture_budget", "ocr_time_budget"))
             row[mode] = {"seconds": round(time.perf_counter() - t, 2), **counts}
