@@ -92,18 +92,27 @@ def _engine(s: OcrSettings):  # noqa: ANN202 - a tesserocr.PyTessBaseAPI
 
 
 def image_to_words(image: Image, dpi: int, s: OcrSettings) -> list[Word]:
-    """Words tesseract reads in `image` (a PIL image), numbered by block, paragraph and line as its
-    TSV output numbers them; raises TimeoutError past `call_timeout_s`, RuntimeError on failure."""
+    """Words tesseract reads in `image` (a PIL image); raises TimeoutError past `call_timeout_s`,
+    RuntimeError when the engine fails."""
+    api = _engine(s)
+    try:
+        api.SetImage(image)
+        api.SetSourceResolution(dpi)
+        started = time.monotonic()
+        if not api.Recognize(timeout=int(s.call_timeout_s * 1000)):
+            if time.monotonic() - started >= s.call_timeout_s:
+                raise TimeoutError(f"tesseract took more than {s.call_timeout_s:g} s")
+            raise RuntimeError("tesseract could not recognise the image")
+        return _words(api.GetIterator())
+    finally:
+        api.Clear()  # the engine never keeps a document's image past its read
+
+
+def _words(it) -> list[Word]:  # noqa: ANN001 - a tesserocr result iterator (None: nothing found)
+    """The iterator's words, numbered by block, paragraph and line as tesseract's TSV output numbers them."""
     import tesserocr
 
-    api = _engine(s)
-    api.SetImage(image)
-    api.SetSourceResolution(dpi)
-    if not api.Recognize(timeout=int(s.call_timeout_s * 1000)):
-        api.Clear()
-        raise TimeoutError(f"tesseract took more than {s.call_timeout_s:g} s")
     words: list[Word] = []
-    it = api.GetIterator()
     block = par = line = 0
     for w in tesserocr.iterate_level(it, tesserocr.RIL.WORD) if it is not None else ():
         if w.IsAtBeginningOf(tesserocr.RIL.BLOCK):
@@ -120,7 +129,6 @@ def image_to_words(image: Image, dpi: int, s: OcrSettings) -> list[Word]:
         if text and box is not None:
             x0, y0, x1, y1 = box
             words.append(Word(text, x0, y0, x1 - x0, y1 - y0, w.Confidence(tesserocr.RIL.WORD), block, par, line))
-    api.Clear()
     return words
 
 

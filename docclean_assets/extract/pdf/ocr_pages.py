@@ -3,9 +3,10 @@
 A page without a usable text layer (no chars, or mostly unmapped glyphs) is rendered at
 `OcrSettings.page_dpi` and OCR'd whole: its paragraphs replace the page's text-layer blocks (kept,
 dropped as `ocr_replaced`), as body paragraphs when the source says `ocr_scanned_body`, else as
-image_text. On a page with a usable text layer, each picture object large enough to hold text,
-not a photo and not already covered by text-layer chars is rendered at `picture_dpi` and its text
-becomes one image_text block placed among its neighbours by position. `ocr: force` renders every
+image_text. On a page with a usable text layer, each picture object large enough to hold text and
+not already covered by text-layer chars is rendered at `picture_dpi`; unless it is a photo or has no
+marks set like text (ocr/gate.py: skipped and counted), its text becomes one image_text block
+placed among its neighbours by position. `ocr: force` renders every
 page (the text layer is replaced wherever OCR reads something).
 """
 from __future__ import annotations
