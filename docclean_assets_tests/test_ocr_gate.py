@@ -80,3 +80,17 @@ def test_each_pdf_is_opened_once_with_its_caps_checked_and_its_pictures_read_in_
     assert len(opened) == 1 and ext.report.ocr_pictures == 1
     flooded = extract_document(C.dense_pdf(200_000), "pdf")  # a page over the character cap
     assert len(opened) == 2 and "page_char_cap" in flooded.report.flags
+
+
+@needs_tesseract
+@pytest.mark.parametrize("memory_mb", (512, 768))
+def test_a_worker_too_small_to_load_opencv_reads_the_picture_without_the_gate(tmp_path, memory_mb):
+    # OpenCV's import crashes the process (SIGSEGV) when the address-space ceiling leaves it no room
+    from docclean_assets.extract.isolate import Job, run_jobs
+    from docclean_assets.extract.settings import LimitSettings
+
+    path = tmp_path / "deck.pptx"
+    path.write_bytes(F.picture_pptx())
+    [(_job, out)] = list(run_jobs([Job("deck", str(path), "pptx", {})], LimitSettings(memory_mb=memory_mb, workers=1)))
+    assert out.kind == "ok", out.error
+    assert "ocr_gate_unavailable" in out.result.report.flags and out.result.report.ocr_pictures == 1

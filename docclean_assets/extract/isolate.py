@@ -25,8 +25,12 @@ from docclean_assets.extract.schema import extraction_to_payload
 from docclean_assets.extract.settings import LimitSettings
 
 DEFAULT_EXTRACTOR = "docclean_assets.extract.isolate:extract_file"
-# Modules the fork server imports once so every worker starts warm.
-_PRELOAD = ["docclean_assets.extract.api", "pypdfium2", "docx", "pptx", "trafilatura", "selectolax.lexbor"]
+# Modules the fork server imports once so every worker starts warm (tesserocr: the OCR engine's
+# library, imported only, no engine started). Not OpenCV: its import reserves ~440 MiB of address
+# space (numpy included), which every worker would then carry under LimitSettings.memory_mb; a
+# document whose pictures reach the text gate imports it itself (~0.2 s).
+_PRELOAD = ["docclean_assets.extract.api", "pypdfium2", "docx", "pptx", "trafilatura", "selectolax.lexbor",
+            "tesserocr"]
 _CTX = mp.get_context("forkserver")
 _CTX.set_forkserver_preload(_PRELOAD)
 

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from PIL.Image import Image
 
 MODES = ("auto", "off", "force")
+# tesseract reads its thread count when the library loads: one thread, so parallel documents do
+# not oversubscribe the cores (set here, on import, before any worker or fork server loads it).
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 # Where Debian (tesseract-ocr-eng), other distributions and Homebrew put the trained models.
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                  "/usr/share/tessdata", "/usr/local/share/tessdata", "/opt/homebrew/share/tessdata")
@@ -62,7 +65,6 @@ def tessdata_dir(s: OcrSettings) -> str | None:
 @cache
 def _library_loaded() -> bool:
     """Whether tesserocr (and the libtesseract it bundles) imports."""
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # read when the library loads
     try:
         importlib.import_module("tesserocr")
     except ImportError:
@@ -228,10 +230,16 @@ class OcrRun:
     def worth_reading(self, image: Image, dpi: float) -> bool:
         """Whether a picture goes to the engine: not a photo and with marks set like text (unless
         forced); a picture turned away is counted as skipped."""
-        from docclean_assets.extract.ocr.gate import may_hold_text
+        from docclean_assets.extract.ocr.gate import gate_ready, may_hold_text
 
-        if self.mode == "force" or (not is_photo(image, self.settings) and may_hold_text(image, dpi, self.settings)):
+        if self.mode == "force":
             return True
+        if not is_photo(image, self.settings):
+            if not gate_ready():  # no room for OpenCV under the worker's memory ceiling: read it
+                self.flag("ocr_gate_unavailable")
+                return True
+            if may_hold_text(image, dpi, self.settings):
+                return True
         self.pictures_skipped += 1
         return False
 

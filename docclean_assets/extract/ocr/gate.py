@@ -8,10 +8,15 @@ marks of glyph size are found with OpenCV, and a mark counts when one of its nex
 `text_gate_neighbours` marks to the right (or below, for text set vertically) is of a similar height
 on the same baseline (or, past a descender, the same top line) within one and a half heights. The test costs ~5 ms a picture where reading an
 empty one costs ~40 ms; it is meant to let every picture with text through and to stop most of
-those without (see OcrSettings for what it was calibrated on).
+those without (see OcrSettings for what it was calibrated on). Where the worker's address-space
+ceiling leaves no room to load OpenCV, pictures are read without the gate (`gate_ready`).
 """
 from __future__ import annotations
 
+import importlib
+import re
+import resource
+import sys
 from typing import TYPE_CHECKING
 
 from docclean_assets.extract.ocr.settings import OcrSettings
@@ -19,6 +24,42 @@ from docclean_assets.extract.ocr.settings import OcrSettings
 if TYPE_CHECKING:
     import numpy as np
     from PIL.Image import Image
+
+# Free address space OpenCV needs to load, MiB. Measured with opencv-python-headless 5.1 under
+# RLIMIT_AS (the parse workers' memory ceiling): with numpy not yet loaded its import succeeds with
+# 500 MiB free and crashes the process (SIGSEGV, not an exception) with 400-450; 640 leaves room for
+# the picture's arrays. With less, the gate is not run and the picture is read (flag
+# ocr_gate_unavailable): a smaller `memory_mb` must not turn a document with pictures into a crash.
+OPENCV_ADDRESS_SPACE_MIB = 640
+_VM_SIZE = re.compile(rb"VmSize:\s+(\d+) kB")
+
+
+def _address_space_free_mib() -> float | None:
+    """MiB of address space this process may still map under RLIMIT_AS; None when unlimited or
+    unknown (no /proc)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/status", "rb") as f:
+            m = _VM_SIZE.search(f.read())
+    except OSError:
+        return 0.0  # limited, and no way to tell how much is used: assume none is left
+    return (soft - int(m.group(1)) * 1024) / (1 << 20) if m else 0.0
+
+
+def gate_ready() -> bool:
+    """Whether OpenCV is loaded or can be loaded safely in this process's address-space limit."""
+    if "cv2" in sys.modules:
+        return True
+    free = _address_space_free_mib()
+    if free is not None and free < OPENCV_ADDRESS_SPACE_MIB:
+        return False
+    try:
+        importlib.import_module("cv2")  # loaded here, under the check, not at first use
+    except ImportError:
+        return False
+    return True
 
 
 def _aligned_marks(ink: np.ndarray, px_per_pt: float, s: OcrSettings) -> int:
