@@ -5,11 +5,12 @@ Printed text, whatever its font, size, colour or direction, is a row of separate
 height whose bottoms line up; a photo, a drawing or a gradient is not. The image is split into ink
 and background at Otsu's threshold, both ways (dark on light and light on dark), the connected
 marks of glyph size are found with OpenCV, and a mark counts when one of its next
-`text_gate_neighbours` marks to the right (or below, for text set vertically) is of a similar height
-on the same baseline (or, past a descender, the same top line) within one and a half heights. The test costs ~5 ms a picture where reading an
-empty one costs ~40 ms; it is meant to let every picture with text through and to stop most of
-those without (see OcrSettings for what it was calibrated on). Where the worker's address-space
-ceiling leaves no room to load OpenCV, pictures are read without the gate (`gate_ready`).
+`text_gate_neighbours` marks to the right (or below, for text set vertically) is of a similar
+height on the same baseline (or, past a descender, the same top line) within one and a half
+heights. The test costs ~5 ms a picture where reading an empty one costs ~40 ms; it is meant to let
+every picture with text through and to stop most of those without (see OcrSettings for what it was
+calibrated on). Where the worker's address-space ceiling leaves no room to load OpenCV, pictures
+are read without the gate (`gate_ready`).
 """
 from __future__ import annotations
 
