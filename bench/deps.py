@@ -1,10 +1,13 @@
 """Creates and caches the virtual environments and helper libraries the bench needs (pip from PyPI)."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -40,15 +43,28 @@ def _log(msg: str) -> None:
     print(f"[bench] {msg}", file=sys.stderr, flush=True)
 
 
+@contextmanager
+def _locked(name: str) -> Iterator[None]:
+    """An exclusive lock on bench/.venvs/.<name>.lock: `make test` runs two pytest workers, and both
+    import the bench's metric tests, so two installs into one folder would race (pip's --target
+    moves collide: "Directory not empty")."""
+    VENVS.mkdir(parents=True, exist_ok=True)
+    with open(VENVS / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_evallib() -> Path:
     """Install rapidfuzz and fuzzysearch under bench/.venvs/evallib and put it on sys.path."""
     stamp = EVALLIB / f".stamp-{_stamp(EVALLIB_REQS)}"
     if not stamp.exists():
-        _log(f"installing {' '.join(EVALLIB_REQS)} into {EVALLIB}")
-        EVALLIB.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--upgrade",
-                        "--target", str(EVALLIB), *EVALLIB_REQS], check=True)
-        stamp.touch()
+        with _locked("evallib"):
+            if not stamp.exists():  # another process may have installed it while this one waited
+                _log(f"installing {' '.join(EVALLIB_REQS)} into {EVALLIB}")
+                EVALLIB.mkdir(parents=True, exist_ok=True)
+                subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--upgrade",
+                                "--target", str(EVALLIB), *EVALLIB_REQS], check=True)
+                stamp.touch()
     if str(EVALLIB) not in sys.path:
         sys.path.insert(0, str(EVALLIB))
     return EVALLIB
