@@ -73,12 +73,12 @@ def continuation_units(tree: LexborHTMLParser, units: list[Unit], status: list, 
     for mid, idx in chunks.items():
         if sig.get(mid) != sig[main]:
             continue
-        prose = [i for i in idx if status[i] == DropReason.BOILERPLATE and not units[i].template
-                 and not units[i].hidden and _is_prose(units[i], hs)]
+        dropped = [i for i in idx if status[i] == DropReason.BOILERPLATE and not units[i].template
+                   and not units[i].hidden]
+        prose = [i for i in dropped if _is_prose(units[i], hs)]
         if not prose or sum(len(units[i].text.split()) for i in prose) < hs.continuation_min_words:
             continue
-        out += [i for i in idx if prose[0] <= i <= prose[-1] and status[i] == DropReason.BOILERPLATE
-                and not units[i].template and not units[i].hidden and units[i].kind in _RESCUABLE
+        out += [i for i in dropped if prose[0] <= i <= prose[-1] and units[i].kind in _RESCUABLE
                 and units[i].link_chars <= hs.continuation_max_link_ratio * max(1, len(units[i].plain))]
     return out
 
@@ -112,6 +112,7 @@ def nested_article_units(tree: LexborHTMLParser, units: list[Unit], status: list
         if sum(len(units[i].text.split()) for i in label) <= hs.toc_label_max_words:
             out += label
     return sorted(set(out))
+
 
 def embedded_post_units(tree: LexborHTMLParser, units: list[Unit], status: list, hs: HtmlSettings) -> list[int]:
     """Indices of dropped units of social posts embedded in the article container (a tweet the
