@@ -25,12 +25,18 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DASK_DISTRIBUTED__WORKER__DAEMON=False
 
 WORKDIR /opt/docclean
-COPY pyproject.toml constraints.txt README.md setup.cfg workspace.yaml ./
+COPY pyproject.toml setup.py constraints.txt README.md setup.cfg workspace.yaml ./
 COPY docclean_assets docclean_assets
 COPY data/sources.yaml data/sources.yaml
 COPY deploy/dagster.yaml /opt/dagster/home/dagster.yaml
-# the pinned dependencies (constraints.txt, as CI installs them), the Dask engine and dagster-k8s
-RUN pip install --no-cache-dir -c constraints.txt '.[dask,k8s]' \
+# the pinned dependencies (constraints.txt, as CI installs them), the Dask engine and dagster-k8s; gcc
+# builds pdf/_charscan.c (PDFium's chars per page in one call) and is removed again. Editable, as
+# `make install` does: the extension lands beside its sources, so the code server (which puts this
+# directory first on sys.path) imports the package with it.
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc libc6-dev \
+ && pip install --no-cache-dir -c constraints.txt -e '.[dask,k8s]' \
+ && python -c "from docclean_assets.extract.pdf import charscan; assert charscan.native()" \
+ && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/* \
  && useradd --create-home --uid 10001 docclean \
  && chown -R docclean /opt/dagster/home
 USER docclean

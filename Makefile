@@ -7,7 +7,8 @@ DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 
 .PHONY: install run test ui samples samples-check clean ocr-engine
 
-$(STAMP): pyproject.toml constraints.txt
+# setup.py builds the one C extension (pdf/_charscan.c, PDFium's chars per page in one call)
+$(STAMP): pyproject.toml constraints.txt setup.py docclean_assets/extract/pdf/_charscan.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'

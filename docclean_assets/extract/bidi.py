@@ -6,10 +6,13 @@ import unicodedata
 
 _RTL = frozenset({"R", "AL"})
 _LTR_RUN = frozenset({"L", "EN", "AN"})  # Latin words and numbers keep their own direction
+_FIRST_RTL = "\u0590"  # the first right-to-left block (Hebrew): no code point below it is R or AL
 
 
 def is_rtl(text: str) -> bool:
     """More strong right-to-left characters than strong left-to-right ones."""
+    if not text or max(text) < _FIRST_RTL:  # Latin, Greek, Cyrillic...: no right-to-left letter at all
+        return False
     rtl = ltr = 0
     for c in text:
         b = unicodedata.bidirectional(c)

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import ctypes
 import math
-import threading
 from collections import Counter
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
+from operator import attrgetter
 from typing import NamedTuple
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docclean_assets.extract.guard import flooded_text
+from docclean_assets.extract.pdf.charscan import GENERATED, ORIGIN_OK, CharScan, RunStyle, scan_textpage
 from docclean_assets.extract.pdf.graphics import Graphic, page_to_graphics
 from docclean_assets.extract.pdf.pdfium import (
     PageFrame,
@@ -37,7 +38,6 @@ from docclean_assets.extract.pdf.pdfium import (
     opened_textpage,
     page_frame,
     rgba_lightness,
-    text_object_of,
 )
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.settings import LimitSettings
@@ -84,43 +84,41 @@ class _Style(NamedTuple):
     uy: float
 
 
-class _Buffers(threading.local):
-    """Out-parameters of the font and colour calls, allocated once per thread, not once per text object."""
-
-    def __init__(self) -> None:
-        self.font = ctypes.create_string_buffer(128)
-        self.flags = ctypes.c_int()
-        self.rgba = [ctypes.c_uint() for _ in range(4)]
-
-
-_BUFFERS = _Buffers()
-
-
-def _style(raw: object, i: int, rotation: int, s: PdfSettings) -> _Style:
-    """Font size, name, angle and fill lightness of the text object holding char `i`."""
-    m = pdfium_c.FS_MATRIX()
-    if not pdfium_c.FPDFText_GetMatrix(raw, i, m):
-        m.a, m.b, m.c, m.d = 1.0, 0.0, 0.0, 1.0
-    a, b, c, d = m.a, m.b, m.c, m.d
+def _style(run: RunStyle, rotation: int, s: PdfSettings) -> _Style:
+    """Font size, name, angle and fill lightness of a run of chars from one text object."""
+    a, b, c, d = (run.a, run.b, run.c, run.d) if run.matrix_ok else (1.0, 0.0, 0.0, 1.0)
     base = math.hypot(a, b)
     # The font's height on the page: the text-space unit square's area over its baseline length
     # (exact under rotation, shear and horizontal scaling).
     scale = abs(a * d - b * c) / base if base else 1.0
-    size = float(pdfium_c.FPDFText_GetFontSize(raw, i)) * (scale or 1.0)
-    buf, flags, rgba = _BUFFERS.font, _BUFFERS.flags, _BUFFERS.rgba
-    n = pdfium_c.FPDFText_GetFontInfo(raw, i, buf, len(buf), flags)
-    if n > len(buf):
-        buf = ctypes.create_string_buffer(n)
-        pdfium_c.FPDFText_GetFontInfo(raw, i, buf, len(buf), flags)
-    fontname = buf.value.decode("utf-8", "replace")
-    filled = pdfium_c.FPDFText_GetFillColor(raw, i, *rgba)
-    light = rgba_lightness(*(v.value for v in rgba[:3]), s.grey_max_channel_spread_fraction) if filled else -1.0
+    size = run.font_size * (scale or 1.0)
+    fontname = run.fontname.decode("utf-8", "replace")
+    light = rgba_lightness(run.r, run.g, run.bl, s.grey_max_channel_spread_fraction) if run.fill_ok else -1.0
     angle = math.degrees(math.atan2(b, a)) if (a or b) else 0.0
     if rotation:
         angle = (angle - rotation + 180.0) % 360.0 - 180.0
         angle = 180.0 if angle == -180.0 else angle
     ux, uy = (a / base, b / base) if base else (1.0, 0.0)
     return _Style(size or 1.0, fontname, angle, light, b == 0 and c == 0 and a > 0 and not rotation, ux, uy)
+
+
+# Char((...)) without the named constructor's Python frame: this builds a million chars per corpus pass.
+_new_char = partial(tuple.__new__, Char)
+
+
+def _styles(cols: CharScan, rotation: int, s: PdfSettings) -> dict[int, _Style]:
+    """Each text object's style; an object may recur in several runs, objects may share values."""
+    styles: dict[int, _Style] = {}
+    by_values: dict[tuple, _Style] = {}
+    for run in cols.styles:
+        obj = cols.obj[run.index]
+        if obj not in styles:
+            values = run[1:]
+            st = by_values.get(values)
+            if st is None:
+                st = by_values[values] = _style(run, rotation, s)
+            styles[obj] = st
+    return styles
 
 
 def _texts(raw: object, n: int) -> list[str] | str:
@@ -146,10 +144,6 @@ def _texts(raw: object, n: int) -> list[str] | str:
     return out
 
 
-def _is_generated(raw: object, i: int) -> bool:
-    return bool(pdfium_c.FPDFText_IsGenerated(raw, i))
-
-
 def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSettings) -> tuple[list[Char], int]:
     """The text page's visible chars in `frame`, and its drawn non-space char count.
 
@@ -161,46 +155,41 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
     if n <= 0:
         return [], 0
     texts = _texts(raw, n)
+    cols = scan_textpage(raw, n)
     width, height = frame.width, frame.height
     fx0, fy1, rotation = frame.x0, frame.y1, frame.rotation
-    box = pdfium_c.FS_RECTF()
-    box_ref = ctypes.byref(box)
-    ox_c, oy_c = ctypes.c_double(), ctypes.c_double()
-    ox_ref, oy_ref = ctypes.byref(ox_c), ctypes.byref(oy_c)
-    get_box, get_origin = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetCharOrigin
-    styles: dict[int, _Style] = {}
+    styles = _styles(cols, rotation, s)
     out: list[Char] = []
     append = out.append
     tails: dict[int, list[str]] = {}  # index in `out` -> the further code points of its glyph
     raw_count = 0
-    prev_obj, prev_box, prev_kept = 0, (0.0, 0.0, 0.0, 0.0), False
+    prev_obj, pl, pt, pr, pb, prev_kept = 0, 0.0, 0.0, 0.0, 0.0, False  # the previous glyph's object and box
     st: _Style | None = None
-    for i in range(n):
-        obj = text_object_of(raw, i)
-        text = texts[i]
+    st_obj = 0  # the object `st` and its unpacked fields below belong to
+    size = angle = light = 0.0
+    fontname, upright = "", True
+    for i, obj, text, left, top, right, bottom in zip(range(n), cols.obj, texts, cols.left, cols.top, cols.right,
+                                                       cols.bottom):
         if not text:  # the second half of a surrogate pair
             continue
-        if not obj and (text != " " or st is None or st.upright):  # generated CR/LF, space
+        if not obj and (text != " " or st is None or upright):  # generated CR/LF, space
             continue
-        get_box(raw, i, box_ref)
-        left, top, right, bottom = box.left, box.top, box.right, box.bottom
-        if top == bottom and _is_generated(raw, i) and (not text.isspace() or st is None or st.upright):
+        if top == bottom and cols.flags[i] & GENERATED and (not text.isspace() or st is None or upright):
             continue
-        if obj == prev_obj and (left, top, right, bottom) == prev_box:
+        if obj == prev_obj and left == pl and top == pt and right == pr and bottom == pb:
             # One glyph, several code points (ligature): pdfminer gave them as one char.
             if prev_kept and out:  # joined once after the loop: linear in however many a glyph maps to
                 tails.setdefault(len(out) - 1, []).append(text)
                 raw_count += 0 if text.isspace() else 1  # raw counts code points, as kept_chars does
             continue
-        prev_obj, prev_box, prev_kept = obj, (left, top, right, bottom), False
+        prev_obj, pl, pt, pr, pb, prev_kept = obj, left, top, right, bottom, False
         if text in _HYPHEN_MARKS:
             text = "-"
-        blank = text.isspace()
-        raw_count += 0 if blank else 1
-        if obj:  # a generated space without an object keeps the previous char's style
-            st = styles.get(obj)
-            if st is None:
-                st = styles[obj] = _style(raw, i, rotation, s)
+        if not text.isspace():
+            raw_count += 1
+        if obj and obj != st_obj:  # a generated space without an object keeps the previous char's style
+            st, st_obj = styles[obj], obj
+            size, fontname, angle, light, upright = st.size, st.fontname, st.angle, st.lightness, st.upright
         if rotation == 0:
             x0, x1, y0, y1 = left - fx0, right - fx0, fy1 - top, fy1 - bottom
         else:
@@ -208,51 +197,35 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
         mx, my = (x0 + x1) / 2, (y0 + y1) / 2
         if not (0 <= mx <= width and 0 <= my <= height):
             continue
-        if st.upright:
-            get_origin(raw, i, ox_ref, oy_ref)
-            ox, oy, adv = left, oy_c.value, right - left
+        if upright:
+            ox, oy, adv = left, cols.oy[i], right - left
         else:
-            get_origin(raw, i, ox_ref, oy_ref)
-            ox, oy = ox_c.value, oy_c.value
+            ox, oy = cols.ox[i], cols.oy[i]
             if rotation:
                 ox, oy = frame.point(ox, oy)
                 oy = -oy
-            adv = _advance(raw, i, n, obj, ox_c.value, oy_c.value, st, (left, bottom, right, top))
-        append(
-            Char(
-                text,
-                x0 if x0 > 0.0 else 0.0,
-                y0 if y0 > 0.0 else 0.0,
-                x1 if x1 < width else width,
-                y1 if y1 < height else height,
-                st.size,
-                st.fontname,
-                st.angle,
-                ox,
-                oy,
-                st.lightness,
-                i,
-                adv,
-            )
-        )
+            adv = _advance(cols, i, n, obj, cols.ox[i], cols.oy[i], st, (left, bottom, right, top))
+        append(_new_char((text, x0 if x0 > 0.0 else 0.0, y0 if y0 > 0.0 else 0.0, x1 if x1 < width else width,
+                          y1 if y1 < height else height, size, fontname, angle, ox, oy, light, i, adv)))
         prev_kept = True
     for k, tail in tails.items():
         out[k] = out[k]._replace(text=out[k].text + "".join(tail))
     return out, raw_count
 
 
-def _advance(raw: object, i: int, n: int, obj: int, ox: float, oy: float, st: _Style, box: tuple) -> float:
+def _advance(cols: CharScan, i: int, n: int, obj: int, ox: float, oy: float, st: _Style, box: tuple) -> float:
     """Advance of a char on a turned or sheared baseline: the distance to the next glyph origin of
     its text object along the baseline, else the loose box's extent along it."""
-    if i + 1 < n and text_object_of(raw, i + 1) == obj:
-        nx, ny = ctypes.c_double(), ctypes.c_double()
-        if pdfium_c.FPDFText_GetCharOrigin(raw, i + 1, nx, ny):
-            step = (nx.value - ox) * st.ux + (ny.value - oy) * st.uy
-            if step > 0:
-                return step
+    if i + 1 < n and cols.obj[i + 1] == obj and cols.flags[i + 1] & ORIGIN_OK:
+        step = (cols.ox[i + 1] - ox) * st.ux + (cols.oy[i + 1] - oy) * st.uy
+        if step > 0:
+            return step
     left, bottom, right, top = box
     ext = max((x - ox) * st.ux + (y - oy) * st.uy for x in (left, right) for y in (bottom, top))
     return max(ext, 0.0)
+
+
+_ANGLE = attrgetter("angle")
 
 
 def reading_turn(chars: list[Char], settings: PdfSettings) -> int:
@@ -260,6 +233,8 @@ def reading_turn(chars: list[Char], settings: PdfSettings) -> int:
     is upright: 0 unless more than `page_turn_min_fraction` of at least `page_turn_min_chars`
     non-space chars run along one other axis direction (a page whose /Rotate shows its text
     sideways, or whose text is drawn sideways on an upright page)."""
+    if not any(map(_ANGLE, chars)):  # every baseline at 0 degrees, as on most pages: nothing to count
+        return 0
     angles = Counter(c.angle for c in chars if not c.text.isspace())  # few distinct: one per text object
     n = sum(angles.values())
     if n < settings.page_turn_min_chars:
@@ -341,7 +316,10 @@ def size_key(size: float, step: float) -> float:
 def modal_size(chars: list[Char], s: PdfSettings) -> float:
     """The most common (rounded) font size, weighted by character count; `body_size_fallback_pt`
     when there are none."""
-    counts = Counter(size_key(c.size, s.size_step_pt) for c in chars if not c.text.isspace())
+    raw = Counter(c.size for c in chars if not c.text.isspace())  # few distinct sizes: round each once
+    counts: Counter[float] = Counter()
+    for size, k in raw.items():  # first-seen order kept, so ties break as counting rounded sizes would
+        counts[size_key(size, s.size_step_pt)] += k
     return counts.most_common(1)[0][0] if counts else s.body_size_fallback_pt
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_left
 from collections import Counter
+from operator import attrgetter
 from typing import NamedTuple
 
 from docclean_assets.extract.bidi import visual_to_logical
@@ -57,6 +58,9 @@ class Line(NamedTuple):
         return visual_to_logical(" ".join(texts))
 
 
+_BY_OY, _BY_X = attrgetter("oy"), attrgetter("x0", "seq")
+
+
 def _rows(chars: list[Char], settings: PdfSettings) -> list[list[Char]]:
     """Cluster chars into rows: a char joins the current row when its baseline lies within
     `line_overlap_ratio` x the row's largest font size of the row's (size-weighted) mean baseline;
@@ -66,20 +70,21 @@ def _rows(chars: list[Char], settings: PdfSettings) -> list[list[Char]]:
     taller than their glyphs, which would put an inline symbol on a row of its own.
     """
     ratio = settings.line_overlap_ratio
-    order = sorted(chars, key=lambda c: -c.oy)
+    order = sorted(chars, key=_BY_OY, reverse=True)  # top first; stable, as sorting by -oy
     rows: list[list[Char]] = []
     cur: list[Char] = []
     wsum = msum = 0.0
     big = 0.0
-    for c in order:
-        mid = -c.oy
-        if cur and abs(mid - msum / wsum) > ratio * max(big, c.size):
+    for c in order:  # per char: comparisons inline, not max() (this loop sees every char of the page)
+        mid, size = -c.oy, c.size
+        if cur and abs(mid - msum / wsum) > ratio * (big if big > size else size):
             rows.extend(_split_collisions(cur, settings))
             cur, wsum, msum, big = [], 0.0, 0.0, 0.0
         cur.append(c)
-        wsum += c.size
-        msum += mid * c.size
-        big = max(big, c.size)
+        wsum += size
+        msum += mid * size
+        if size > big:
+            big = size
     if cur:
         rows.extend(_split_collisions(cur, settings))
     return rows
@@ -89,11 +94,15 @@ def _baseline_groups(row: list[Char], em: float) -> list[list[Char]]:
     """The row's chars (top baseline first) in runs whose consecutive baselines differ by at most
     `em` of the larger size: the lines (and raised or lowered scripts) the row holds."""
     groups: list[list[Char]] = []
+    group: list[Char] = []
+    last: Char | None = None
     for c in row:  # already sorted by baseline, top first
-        if groups and abs(groups[-1][-1].oy - c.oy) <= em * max(groups[-1][-1].size, c.size):
-            groups[-1].append(c)
+        if last is not None and abs(last.oy - c.oy) <= em * (last.size if last.size > c.size else c.size):
+            group.append(c)
         else:
-            groups.append([c])
+            group = [c]
+            groups.append(group)
+        last = c
     return groups
 
 
@@ -196,13 +205,15 @@ def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]],
 _ACCENTS = {"´": "\u0301", "`": "\u0300", "ˆ": "\u0302", "^": "\u0302", "˜": "\u0303", "~": "\u0303",
             "¨": "\u0308", "ˇ": "\u030c", "˘": "\u0306", "˙": "\u0307", "˚": "\u030a", "˝": "\u030b",
             "¸": "\u0327", "˛": "\u0328", "¯": "\u0304"}
+_ACCENT_GLYPHS = frozenset(_ACCENTS)
 
 
 def _word_text(chars: list[Char]) -> str:
     """The chars' text, with an accent glyph drawn over a letter (its horizontal centre inside the
     letter's box) composed with that letter ("a" + "´" -> "á")."""
-    if not any(c.text in _ACCENTS for c in chars):
-        return "".join(c.text for c in chars)
+    text = "".join([c.text for c in chars])
+    if _ACCENT_GLYPHS.isdisjoint(text) or not any(c.text in _ACCENTS for c in chars):
+        return text
     out: list[str] = []
     pending = ""  # an accent drawn before the letter it sits over
     for i, c in enumerate(chars):
@@ -244,15 +255,9 @@ def _word(chars: list[Char], row: int, base: tuple[float, float] | None, s: PdfS
     Raised runs are only told in a row that may hold them (`base`) and where no accent was composed
     (offsets then match the chars)."""
     first = chars[0]
-    if len(chars) == 1 or all(c.size == first.size for c in chars):  # most words: one size, no count needed
-        size = size_key(first.size, s.size_step_pt)
-    else:
-        size = Counter(size_key(c.size, s.size_step_pt) for c in chars).most_common(1)[0][0]
-    text = _word_text(chars)
-    exact = base is not None and len(text) == sum(len(c.text) for c in chars)
-    raised = script_spans(chars, base, s) if exact else ()  # type: ignore[arg-type]
+    first_size, mixed = first.size, False
     x0, top, x1, bottom = first.x0, first.top, first.x1, first.bottom
-    for c in chars:  # one pass for the box (four min/max passes cost more on short words)
+    for c in chars:  # one pass for the box and sizes (separate passes cost more on short words)
         if c.x0 < x0:
             x0 = c.x0
         if c.top < top:
@@ -261,7 +266,16 @@ def _word(chars: list[Char], row: int, base: tuple[float, float] | None, s: PdfS
             x1 = c.x1
         if c.bottom > bottom:
             bottom = c.bottom
-    return Word(text, x0, top, x1, bottom, size, len(chars), sum(1 for c in chars if is_bold_font(c.fontname)),
+        if c.size != first_size:
+            mixed = True
+    if mixed:
+        size = Counter(size_key(c.size, s.size_step_pt) for c in chars).most_common(1)[0][0]
+    else:  # most words: one size, no count needed
+        size = size_key(first_size, s.size_step_pt)
+    text = _word_text(chars)
+    exact = base is not None and len(text) == sum(len(c.text) for c in chars)
+    raised = script_spans(chars, base, s) if exact else ()  # type: ignore[arg-type]
+    return Word(text, x0, top, x1, bottom, size, len(chars), sum(map(is_bold_font, [c.fontname for c in chars])),
                 row, first.size, raised)
 
 
@@ -276,7 +290,7 @@ def _row_base(row: list[Char], s: PdfSettings) -> tuple[float, float] | None:
     if not inked:
         return row[0].oy, row[0].size
     key = size_key(inked[0].size, step)
-    if any(size_key(c.size, step) != key for c in inked):
+    if any(c.size != inked[0].size for c in inked) and any(size_key(c.size, step) != key for c in inked):
         key = Counter(size_key(c.size, step) for c in inked).most_common(1)[0][0]
     main = sorted(c.oy for c in row if not c.text.isspace() and size_key(c.size, step) == key)
     return main[len(main) // 2], key
@@ -288,9 +302,9 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
     Overprinted duplicates (fake bold: the same glyph again within `duplicate_char_em`) are dropped.
     """
     words: list[Word] = []
-    split_em = settings.word_gap_em
+    split_em, dup_em = settings.word_gap_em, settings.duplicate_char_em
     for r, row in enumerate(_rows(chars, settings)):
-        row.sort(key=lambda c: (c.x0, c.seq))
+        row.sort(key=_BY_X)
         base = _row_base(row, settings)
         cur: list[Char] = []
         for c in row:
@@ -301,10 +315,11 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
                 continue
             if cur:
                 p = cur[-1]
-                tol = settings.duplicate_char_em * c.size
+                size = c.size
+                tol = dup_em * size
                 if c.text == p.text and abs(c.x0 - p.x0) < tol and abs(c.top - p.top) < tol:
                     continue
-                if c.x0 - p.x1 > split_em * min(c.size, p.size):
+                if c.x0 - p.x1 > split_em * (size if size < p.size else p.size):
                     words.append(_word(cur, r, base, settings))
                     cur = []
             cur.append(c)

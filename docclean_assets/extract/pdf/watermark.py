@@ -126,17 +126,17 @@ def split_chars(chars: list[Char], body_size: float, settings: PdfSettings) -> C
         run.clear()
 
     min_light_size = settings.watermark_min_size_ratio * body_size
+    min_angle, max_step = settings.rotated_min_angle_deg, settings.rotated_run_max_step_deg
+    lightest, darkest = settings.watermark_max_lightness, settings.watermark_min_lightness
     for c in chars:
-        if _off_horizontal(c.angle) > settings.rotated_min_angle_deg:
-            if run and abs(c.angle - run[-1].angle) > settings.rotated_run_max_step_deg:
+        if c.angle and _off_horizontal(c.angle) > min_angle:  # (an angle of 0 is horizontal: no call)
+            if run and abs(c.angle - run[-1].angle) > max_step:
                 close_run()
             run.append(c)
             continue
-        close_run()
-        if (
-            c.size >= min_light_size
-            and settings.watermark_min_lightness <= c.lightness <= settings.watermark_max_lightness
-        ):
+        if run:
+            close_run()
+        if c.size >= min_light_size and darkest <= c.lightness <= lightest:
             light.append(c)
         else:
             normal.append(c)
