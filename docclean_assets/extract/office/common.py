@@ -234,6 +234,18 @@ def alternate_branch(el: etree._Element) -> etree._Element | None:
 
 def iter_text_nodes(root: etree._Element, tags: frozenset[str]):
     """Every element in `tags` under root, in document order, reading one mc branch only."""
+    if next(root.iterancestors(MC_ALTERNATE, *tags), None) is None:
+        # lxml's own walk (in C) over the elements in `tags`; those inside another found one or
+        # inside an mc branch not read are skipped, as the walk below skips them.
+        for el in root.iter(*tags):
+            if next(el.iterancestors(MC_ALTERNATE, *tags), None) is None or _reached(el, root, tags):
+                yield el
+        return
+    yield from walk_text_nodes(root, tags)
+
+
+def walk_text_nodes(root: etree._Element, tags: frozenset[str]):
+    """iter_text_nodes, element by element in Python (for a root inside a found or mc element)."""
     stack = [root]
     while stack:
         el = stack.pop()
@@ -249,6 +261,19 @@ def iter_text_nodes(root: etree._Element, tags: frozenset[str]):
                 stack.append(branch)
             continue
         stack.extend(reversed(el))
+
+
+def _reached(el: etree._Element, root: etree._Element, tags: frozenset[str]) -> bool:
+    """Whether the walk from `root` reaches `el`: no element of `tags` above it, and below each
+    mc:AlternateContent above it only the branch that is read."""
+    child = el
+    for up in el.iterancestors():
+        if up.tag in tags or (up.tag == MC_ALTERNATE and alternate_branch(up) is not child):
+            return False
+        if up is root:
+            return True
+        child = up
+    return True
 
 
 # Spaces stripped around a block's internal newlines. Plain string code: the regex it replaces
