@@ -322,3 +322,20 @@ def test_undeclared_windows_1252_page_is_detected():
             "market hall by the river.</p></article></body></html>")
     ex = extract_html(page.encode("cp1252"), S)
     assert "\u20ac12 for the cr\u00eape" in body_text(ex) and "\u201cna\u00efve\u201d" in body_text(ex)
+
+
+def test_soft_hyphens_are_never_kept_as_hyphens() -> None:
+    """&shy; marks where a browser may break a word: it is no hyphen of the text. Normalisation
+    must not read it as a printed line-break hyphen and keep "Not-fall" (a frequent-looking split)."""
+    from docclean_assets.extract.normalize import normalize_blocks
+
+    words = ["Not&shy;fall", "Legitimations&shy;ideologie", "regis&shy;triertem", "well&shy;known"]
+    html = ("<html><head><title>Silbentrennung</title></head><body><article><h1>Silbentrennung</h1>"
+            f"<p>Im {words[0]} hilft die {words[1]} nicht, sagt der {words[2]} Verein. "
+            "Ein langer Absatz mit genug Worten, damit er als Haupttext gilt, und noch mehr Worten "
+            f"dazu, die nichts weiter sagen; {words[3]} steht am Ende.</p></article></body></html>")
+    blocks = normalize_blocks(extract_document(html.encode(), "html").blocks)
+    text = " ".join(b.text for b in blocks if b.drop_reason is None)
+    for joined in ("Notfall", "Legitimationsideologie", "registriertem", "wellknown"):
+        assert joined in text
+    assert "\u00ad" not in text and "Not-fall" not in text

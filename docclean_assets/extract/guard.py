@@ -50,7 +50,7 @@ def merge_flooded(result: Extraction, flooded: dict[int, str]) -> Extraction:
     return Extraction(renumber(blocks), result.report, result.trace)
 
 
-_TAG = re.compile(rb"<(/?)([a-zA-Z][a-zA-Z0-9-]*)")
+_TAG = re.compile(rb"<(/?)([a-z][a-z0-9-]*)")  # on the lower-cased bytes
 # Elements that never nest (void) or whose end tag is optional (an open one is closed by a sibling):
 # counting them would overstate the depth of ordinary sloppy pages.
 _FLAT = frozenset(b"""area base br col embed hr img input link meta param source track wbr p li dt dd tr td th
@@ -67,8 +67,8 @@ def check_html_bytes(data: bytes, limits: LimitSettings) -> None:
     if encoding is not None and encoding.startswith(("utf-16", "utf-32")):  # tags are not ASCII bytes there
         data = data.decode(encoding, errors="replace").encode("utf-8", errors="replace")
     depth, raw_until = 0, None
-    for m in _TAG.finditer(data):
-        closing, tag = m.group(1), m.group(2).lower()
+    for m in _TAG.finditer(data.lower()):  # bytes.lower() changes A-Z only: the same tags, none lowered one by one
+        closing, tag = m.groups()
         if raw_until is not None:  # inside script/style: only its own end tag counts
             if closing and tag == raw_until:
                 raw_until = None

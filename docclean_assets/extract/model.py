@@ -127,7 +127,7 @@ class Block:
 
 def count_chars(text: str) -> int:
     """Non-whitespace characters: the unit of raw_chars and kept_chars, so layout spacing never counts."""
-    return len(text) - sum(1 for c in text if c.isspace())
+    return len("".join(text.split()))  # split() drops exactly the chars str.isspace() calls whitespace
 
 
 def renumber(blocks: list[Block]) -> list[Block]:

@@ -28,6 +28,9 @@ _DASHES = {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212":
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 _SPACES = {ord(c): " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"}
 _TABLE = str.maketrans({**_LIGATURES, **_QUOTES, **_DASHES})
+# The three tables above applied in turn, as one table (each key's result through all three): one pass.
+_CLEAN = {k: chr(k).translate(_TABLE).translate(_INVISIBLE).translate(_SPACES)
+          for k in {*_TABLE, *_INVISIBLE, *_SPACES}}
 _WORD = re.compile(r"[^\W\d_]+(?:[-\u00ad][^\W\d_]+)*", re.UNICODE)
 # A match can only start where a run of letters starts (the look-behind), and no quantifier gives
 # back what it took (possessive): linear on a 200,000-letter token, where trying every start inside
@@ -40,7 +43,7 @@ _LINE_KINDS = frozenset({Kind.TABLE, Kind.CODE, Kind.CALLOUT})
 
 def clean_chars(text: str) -> str:
     """Expand ligatures, straighten quotes and dashes, remove zero-width characters, unify spaces."""
-    return text.translate(_TABLE).translate(_INVISIBLE).translate(_SPACES)
+    return text.translate(_CLEAN)
 
 
 def collapse_whitespace(text: str, keep_lines: bool) -> str:
@@ -48,7 +51,7 @@ def collapse_whitespace(text: str, keep_lines: bool) -> str:
     if keep_lines:
         lines = (re.sub(r" {2,}", " ", line).strip() for line in text.split("\n"))
         return "\n".join(line for line in lines if line)
-    return re.sub(r"\s+", " ", text).strip()
+    return " ".join(text.split())  # str.split() and re's \s agree on what whitespace is
 
 
 def vocabulary(texts: Iterable[str]) -> Counter[str]:
@@ -76,6 +79,8 @@ def word_plausibility(languages: tuple[str, ...]) -> Callable[[str], float]:
 def dehyphenate(text: str, vocab: Counter[str], s: NormalizeSettings | None = None) -> str:
     """Join "distri-|bution", keep "well-|known": the document's own spelling decides first, then
     word frequencies (wordfreq), then the case of the continuation."""
+    if LINE_BREAK_HYPHEN not in text:  # nothing to join or drop (most blocks)
+        return text
     s = s or NormalizeSettings()
 
     def join(m: re.Match[str]) -> str:
@@ -99,7 +104,8 @@ def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None) ->
     """Every block with normalised text; `orig_text` keeps the backend's text when it changed."""
     s = s or NormalizeSettings()  # validated once, not once per block
     blocks = blocks_to_continuations(blocks)
-    vocab = vocabulary(b.text for b in blocks)
+    # the counts serve only dehyphenate, which returns at once without a line-break hyphen
+    vocab = vocabulary(b.text for b in blocks) if any(LINE_BREAK_HYPHEN in b.text for b in blocks) else Counter()
     out = []
     for b in blocks:
         text = dehyphenate(clean_chars(b.text), vocab, s)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import replace
 
 
 from selectolax.lexbor import LexborHTMLParser
@@ -291,10 +292,12 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         meta = dict(u.meta)
         if reason is None:
             meta["method"] = method
-        blocks.append(Block(kind=str(kind), text=u.text, drop_reason=None if reason is None else str(reason),
-                            level=u.level, meta=tuple(meta.items())))
+        blocks.append(Block(kind=str(kind), text=u.text, seq=len(blocks),  # renumber then keeps it as it is
+                            drop_reason=None if reason is None else str(reason), level=u.level,
+                            meta=tuple(meta.items())))
         blocks.extend(extra.get(i, []))
     trace["title_source"] = title_src
+    blocks = [_without_soft_hyphens(b) for b in blocks]
     if "client_rendered_shell" in report.flags:  # a loader or noscript notice is not the page's content
         blocks = [b.dropped(DropReason.BOILERPLATE) if b.drop_reason is None else b for b in blocks]
         trace["message"] = ("client-rendered shell: the content is built by scripts; set `render: true` "
@@ -324,6 +327,17 @@ def _inpage_furniture(units: list[Unit], hs: HtmlSettings) -> dict[int, DropReas
 
 # ---------------------------------------------------------------- reader comments
 _COMMENT = "comment"  # status of a unit that is part of a reader comment (neither body nor dropped)
+SOFT_HYPHEN = "\u00ad"
+
+
+def _without_soft_hyphens(b: Block) -> Block:
+    """The block without the page's soft hyphens (&shy;): a browser shows one only where it breaks a
+    line, so it is never part of a word. Left in, normalisation would take each for the mark of a
+    hyphen that ended a printed line (the PDF backend's use of U+00AD) and might keep a hyphen
+    ("Not-fall" for "Not&shy;fall")."""
+    if SOFT_HYPHEN not in b.text:
+        return b
+    return replace(b, text=b.text.replace(SOFT_HYPHEN, ""))
 
 
 def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list, hs: HtmlSettings,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -45,7 +46,6 @@ TEMPLATE_WORDS = frozenset(
      "toolbar", "pagination", "tags", "comments", "skip", "offcanvas"}
 )
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
-_WS = re.compile(r"[^\S\n]+")
 _NOT_ALNUM = re.compile(r"[\W_]+")  # \w is str.isalnum() plus "_" (re docs): what key() leaves out
 
 
@@ -56,7 +56,10 @@ def key(text: str) -> str:
 
 def clean_text(raw: str) -> str:
     """Collapse whitespace; line breaks from <br> survive as single newlines."""
-    lines = [_WS.sub(" ", line).strip() for line in raw.replace("\r", "").split("\n")]
+    if "\n" not in raw and "\r" not in raw:  # one line, as most are
+        return " ".join(raw.split())
+    # str.split() and re's \s (less the newline) agree on what whitespace is (Py_UNICODE_ISSPACE)
+    lines = [" ".join(line.split()) for line in raw.replace("\r", "").split("\n")]
     return "\n".join(line for line in lines if line)
 
 
@@ -86,14 +89,25 @@ class Unit:
 
 
 def _is_template(node: LexborNode) -> bool:
-    tag = node.tag
+    return _template(node.tag, node.attributes)
+
+
+def _template(tag: str | None, attrs: dict) -> bool:
+    """Site chrome by tag, role or a class/id word (see TEMPLATE_WORDS)."""
     if tag in TEMPLATE_TAGS:
         return True
-    attrs = node.attributes
     if (attrs.get("role") or "").lower() in TEMPLATE_ROLES:
         return True
-    words = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
-    return any(w in TEMPLATE_WORDS for w in _WORD_SPLIT.split(words))
+    words = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+    return _template_words_cached(words) if len(words) <= _CACHED_CLASS_CHARS else _template_words(words)
+
+
+def _template_words(words: str) -> bool:
+    """Whether a class and id name site chrome (TEMPLATE_WORDS)."""
+    return any(w in TEMPLATE_WORDS for w in _WORD_SPLIT.split(words.lower()))
+
+
+_template_words_cached = lru_cache(maxsize=4096)(_template_words)
 
 
 # Widgets that hide panels only until clicked: their hidden content is the page's content. Matched
@@ -106,27 +120,47 @@ _DISCLOSURE_TOKEN = re.compile(r"(^|[-_])(tabs?|tab[-_]?pane|tab[-_]?panel|tabpa
 _TOGGLE_WORDS = frozenset({"toggle", "toggler", "trigger", "button", "btn"})
 
 
-def _is_disclosure(node: LexborNode) -> bool:
+def _disclosure(tag: str | None, attrs: dict) -> bool:
     """A tab panel or accordion section: hidden until the reader opens it, not template."""
-    attrs = node.attributes
-    if node.tag == "details" or (attrs.get("role") or "").lower() in _DISCLOSURE_ROLES:
+    if tag == "details" or (attrs.get("role") or "").lower() in _DISCLOSURE_ROLES:
         return True
-    return any(_DISCLOSURE_TOKEN.search(t) for t in (attrs.get("class") or "").lower().split())
+    return _class_marks(attrs.get("class") or "")[0]
 
 
-def _is_toggle(node: LexborNode) -> bool:
+def _toggle(tag: str | None, attrs: dict) -> bool:
     """The button or toggle that opens a tab or accordion panel."""
-    attrs = node.attributes
-    if node.tag == "button" or (attrs.get("role") or "").lower() == "button":
+    if tag == "button" or (attrs.get("role") or "").lower() == "button":
         return True
-    return any(w in _TOGGLE_WORDS for w in _WORD_SPLIT.split((attrs.get("class") or "").lower()))
+    return _class_marks(attrs.get("class") or "")[1]
+
+
+# A page repeats a few class attributes on most of its elements: each is read once per process.
+# Longer ones (no real page's; a hostile one's) are read every time and not kept.
+_CACHED_CLASS_CHARS = 256
+
+
+def _class_marks(classes: str) -> tuple[bool, bool]:
+    """Whether a class attribute names a disclosure panel, and a toggle."""
+    return _class_marks_cached(classes) if len(classes) <= _CACHED_CLASS_CHARS else _read_class(classes)
+
+
+def _read_class(classes: str) -> tuple[bool, bool]:
+    lowered = classes.lower()
+    return (any(_DISCLOSURE_TOKEN.search(t) for t in lowered.split()),
+            any(w in _TOGGLE_WORDS for w in _WORD_SPLIT.split(lowered)))
+
+
+_class_marks_cached = lru_cache(maxsize=4096)(_read_class)
 
 
 def _is_hidden(node: LexborNode) -> bool:
     """Hidden from every reader (a closed cookie modal); tab and accordion panels do not count."""
     attrs = node.attributes
-    if _is_disclosure(node):
-        return False
+    return not _disclosure(node.tag, attrs) and _hidden(attrs)
+
+
+def _hidden(attrs: dict) -> bool:
+    """Hidden by the `hidden` attribute, aria-hidden or an inline style."""
     if "hidden" in attrs or (attrs.get("aria-hidden") or "").lower() == "true":
         return True
     style = (attrs.get("style") or "").replace(" ", "").lower()
@@ -308,11 +342,13 @@ class Segmenter:
                               " " if tag in SPACED_TAGS else None))
                 continue
             self._flush(ctx)
-            hidden = ctx[5] or _is_hidden(child)
-            template = ctx[4] or _is_template(child) or hidden
-            if _is_disclosure(child):
+            attrs = child.attributes  # read once: each read builds a new dict
+            disclosure = _disclosure(tag, attrs)
+            hidden = ctx[5] or (not disclosure and _hidden(attrs))
+            template = ctx[4] or _template(tag, attrs) or hidden
+            if disclosure:
                 self.disclosures.add(child.mem_id)
-            if _is_toggle(child):
+            if _toggle(tag, attrs):
                 self.toggles.add(child.mem_id)
             path = ctx[2] + (child.mem_id,)
             depth = list_depth + 1 if tag in ("ul", "ol", "menu") else list_depth
