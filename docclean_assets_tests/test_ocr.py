@@ -278,3 +278,48 @@ def test_ocr_merge_returns_a_new_extraction_and_leaves_its_input_and_report_as_t
     assert out.report.ocr_pages == 1 and "unmapped_text" in out.report.flags and report.ocr_pages == 0
     assert [b.drop_reason for b in out.blocks if b.get_meta("ocr") is None] == ["ocr_replaced"] * len(blocks)
     assert out.trace is ext.trace
+
+
+def _three_pages_one_picture_in_a_form() -> bytes:
+    """Text on three pages; the second also shows a picture of text, drawn inside a form XObject."""
+    from reportlab.pdfgen import canvas
+
+    img = F.text_image(F.PICTURE_LINES)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(420, 300), invariant=1)
+    for n in range(3):
+        c.setFont("Helvetica", 10)
+        c.drawString(20, 270, f"Page {n + 1}. {F.BODY_TEXT}")
+        if n == 1:
+            c.beginForm("figure")
+            F._image_pdf_page(c, img, 20, 250 - img.height * 72.0 / 200, 200)
+            c.endForm()
+            c.doForm("figure")
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+@needs_tesseract
+def test_the_ocr_pass_loads_only_the_pages_that_hold_a_picture(monkeypatch):
+    """Pages with a usable text layer and no picture object (the text pass's graphics, forms
+    included, say which) are not loaded again for OCR; `force` loads every page."""
+    import docclean_assets.extract.pdf.ocr_pages as ocr_pages
+
+    loaded: list[int] = []
+    real = ocr_pages.opened_page
+
+    def counting(pdf, index):  # noqa: ANN001, ANN202 - the wrapped context manager
+        loaded.append(index)
+        return real(pdf, index)
+
+    monkeypatch.setattr(ocr_pages, "opened_page", counting)
+    data = _three_pages_one_picture_in_a_form()
+    ext = extract_document(data, "pdf")
+    assert loaded == [1]
+    pictures = [b for b in ext.blocks if b.kind == "image_text"]
+    assert len(pictures) == 1 and pictures[0].page == 2
+    assert recall(" ".join(F.PICTURE_LINES), pictures[0].text) >= MIN_RECALL
+    loaded.clear()
+    extract_document(data, "pdf", ocr="force")
+    assert loaded == [0, 1, 2]

@@ -211,7 +211,11 @@ def extract_pdf(data: bytes, settings: Settings, ocr: OcrRun | None = None) -> E
         if ocr is not None:
             chars = {p.info.number: p.chars for p in pages}
             turns = {p.info.number: p.info.turn for p in pages}
-            ext = extraction_with_ocr(pdf, ext, ocr, chars, turns, skip=frozenset(flooded))
+            # pages the text pass saw no picture on (its graphics list every image object, forms
+            # included), unless some page's graphics could not be listed
+            pictureless = frozenset() if "graphics_unreadable" in ext.report.flags else frozenset(
+                p.info.number for p in pages if not any(g.kind == "image" for g in p.graphics))
+            ext = extraction_with_ocr(pdf, ext, ocr, chars, turns, skip=frozenset(flooded), pictureless=pictureless)
         if pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) != -1:
             ext.report.flag(ENCRYPTED_FLAG)
     finally:

@@ -46,16 +46,23 @@ def char_is_unmapped(text: str) -> bool:
     return False
 
 
+# Any code point char_is_unmapped takes for unmapped (controls that are not whitespace: str.isspace()
+# holds for \t-\r and \x1c-\x1f): a page whose text has none needs no test char by char.
+_UNMAPPED = re.compile("[\x00-\x08\x0e-\x1b\ue000-\uf8ff\ufffd\U000f0000-\U0010ffff]")
+
+
 def unmapped_count(chars: Sequence[Char]) -> int:
     """Non-space chars of a page that carry no text: unmapped glyphs and '(cid:N)' spellings."""
-    text = "".join(c.text for c in chars)
+    text = "".join([c.text for c in chars])
     cid = sum(len(m.group(0)) - m.group(0).count(" ") for m in _CID.finditer(text))
+    if _UNMAPPED.search(text) is None:
+        return cid
     return cid + sum(1 for c in chars if not c.text.isspace() and char_is_unmapped(c.text))
 
 
 def page_needs_ocr(chars: Sequence[Char], s: OcrSettings) -> str | None:
     """Why a page's text layer is unusable ('no_text' | 'unmapped'), or None when it is usable."""
-    n = sum(1 for c in chars if not c.text.isspace())
+    n = len(chars) - sum(map(str.isspace, [c.text for c in chars]))
     if n < s.min_text_chars:
         return "no_text"
     if unmapped_count(chars) / n >= s.max_unmapped_fraction:
@@ -198,11 +205,13 @@ def _merge(blocks: list[Block], page_new: dict[int, tuple[list[Block], list[Bloc
 
 
 def extraction_with_ocr(pdf: pdfium.PdfDocument, ext: Extraction, run: OcrRun, chars_by_page: dict[int, list[Char]],
-                        turns: dict[int, int], skip: frozenset[int] = frozenset()) -> Extraction:
+                        turns: dict[int, int], skip: frozenset[int] = frozenset(),
+                        pictureless: frozenset[int] = frozenset()) -> Extraction:
     """A new extraction: `ext` with OCR'd pages and pictures of the open document `pdf` merged in
     and the OCR counts reported (`ext` and its report are left as they are); `chars_by_page` and
     `turns` are each page's text-layer chars and the turn they were read in; pages in `skip` (set
-    aside over the character caps) are not read."""
+    aside over the character caps) are not read, nor are pages in `pictureless` (known to hold no
+    picture object) whose text layer is usable, unless OCR is forced."""
     if not run.enabled:
         return ext
     page_new: dict[int, tuple[list[Block], list[Block]]] = {}
@@ -211,6 +220,8 @@ def extraction_with_ocr(pdf: pdfium.PdfDocument, ext: Extraction, run: OcrRun, c
         if number in skip:
             continue
         chars = chars_by_page.get(number, [])
+        if number in pictureless and run.mode != "force" and page_needs_ocr(chars, run.settings) is None:
+            continue  # what _page would find: no page to read, no picture
         try:
             with opened_page(pdf, index) as page:
                 frame = page_frame(page).turned(turns.get(number, 0))  # the frame the text layer was read in
