@@ -77,3 +77,14 @@ def cluster_fault_or_extract(blob: str, fmt: str, **options):
     if "bomb" in name:
         return allocate_or_extract(blob, fmt, **options)
     return extract_file(blob, fmt, **options)
+
+
+def arrow_pool(blob: str, fmt: str, **options):
+    """Which allocator Arrow uses in the worker, and whether its rows can be made there."""
+    import pyarrow as pa
+
+    from docclean_assets.extract.schema import extraction_to_payload
+
+    ext = extract_file(blob, fmt, **options)
+    extraction_to_payload(ext.blocks, ext.report)
+    return pa.default_memory_pool().backend_name

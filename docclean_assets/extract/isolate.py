@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+import pyarrow as pa
+
 from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.errors import ExtractionError, stable_message
 from docclean_assets.extract.model import Extraction
@@ -96,6 +98,10 @@ def _child(conn: Connection, extractor: str, job: Job, limits: LimitSettings, li
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ValueError, OSError):
         pass  # the platform refuses the cap; the wall-clock limit still applies
+    # Arrow's default allocator (mimalloc) takes address space in large segments: under the ceiling
+    # above, a worker with room left failed "realloc of size 4096" while making a small page's rows
+    # (seen once, in the Dask engine's 512 MiB test). The C library's malloc grows by what is asked.
+    pa.set_memory_pool(pa.system_memory_pool())
     try:
         result = resolve(extractor)(job.blob, job.fmt, **job.options)
         if job.rows:

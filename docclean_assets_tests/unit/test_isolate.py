@@ -26,3 +26,11 @@ def test_memory_ceiling_and_crash_become_errors(tmp_path):
     [(_, crash)] = run_jobs(_jobs(tmp_path, ["crash.html"]), LimitSettings(timeout_s=60),
                             "docclean_assets_tests.faults:crash_or_extract")
     assert crash.error.startswith("worker died (exit code 139")
+
+
+def test_workers_allocate_arrow_memory_with_the_c_library(tmp_path):
+    """Arrow's mimalloc reserves address space in large segments, which a worker under its memory
+    ceiling may not have; workers use the system allocator, and make rows at a tight ceiling."""
+    out = [o for _, o in run_jobs(_jobs(tmp_path, ["a.html", "b.html"]), LimitSettings(memory_mb=768, timeout_s=60),
+                                  "docclean_assets_tests.faults:arrow_pool")]
+    assert [(o.error, o.result) for o in out] == [(None, "system"), (None, "system")]
