@@ -4,6 +4,7 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_left
 from collections import Counter
+from functools import partial
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -59,6 +60,8 @@ class Line(NamedTuple):
 
 
 _BY_OY, _BY_X = attrgetter("oy"), attrgetter("x0", "seq")
+# Word((...)) without the named constructor's Python frame (a word per ~5 chars of every page)
+_new_word = partial(tuple.__new__, Word)
 
 
 def _rows(chars: list[Char], settings: PdfSettings) -> list[list[Char]]:
@@ -141,7 +144,10 @@ def _split_collisions(row: list[Char], settings: PdfSettings) -> list[list[Char]
 def _drop_caps(row: list[Char], s: PdfSettings) -> list[Char]:
     """Lone letters of the row set at least `drop_cap_min_size_ratio` times its most common size:
     initials sunk into the first lines of a paragraph (a word of such letters is display type)."""
-    if len(row) < 2 or max(c.size for c in row) < s.drop_cap_min_size_ratio * min(c.size for c in row):
+    if len(row) < 2:
+        return []
+    sizes_of = [c.size for c in row]  # min and max over a list: two passes in C, not generators
+    if max(sizes_of) < s.drop_cap_min_size_ratio * min(sizes_of):
         return []  # one size throughout, as in most rows: no cap (and no count of sizes)
     sizes = Counter(round(c.size, 1) for c in row if not c.text.isspace())
     if not sizes:
@@ -275,15 +281,16 @@ def _word(chars: list[Char], row: int, base: tuple[float, float] | None, s: PdfS
     text = _word_text(chars)
     exact = base is not None and len(text) == sum(len(c.text) for c in chars)
     raised = script_spans(chars, base, s) if exact else ()  # type: ignore[arg-type]
-    return Word(text, x0, top, x1, bottom, size, len(chars), sum(map(is_bold_font, [c.fontname for c in chars])),
-                row, first.size, raised)
+    return _new_word((text, x0, top, x1, bottom, size, len(chars),
+                      sum(map(is_bold_font, [c.fontname for c in chars])), row, first.size, raised))
 
 
 def _row_base(row: list[Char], s: PdfSettings) -> tuple[float, float] | None:
     """The row's baseline and size: the median origin of the chars set in its most common size;
     None when no char is small enough to be a superscript of it (most rows: nothing to measure)."""
     # the row's size below is rounded to `size_step_pt`: a step above its largest char bounds it
-    if min(c.size for c in row) > s.raised_max_size_fraction * (max(c.size for c in row) + s.size_step_pt):
+    sizes = [c.size for c in row]  # min and max over a list: two passes in C, not generators
+    if min(sizes) > s.raised_max_size_fraction * (max(sizes) + s.size_step_pt):
         return None
     step = s.size_step_pt
     inked = [c for c in row if not c.text.isspace()]
