@@ -13,6 +13,7 @@ from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.pdf import charscan
+from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params
 from docclean_assets_tests.fixtures.build import three_column_pdf, two_column_report_pdf
 
 needs_native = pytest.mark.skipif(not charscan.native(), reason="the C reader was not built (no compiler)")
@@ -130,6 +131,24 @@ def test_extraction_is_the_same_without_the_native_reader(name: str, monkeypatch
     assert [(b.text, b.kind, b.bbox, b.drop_reason) for b in fast.blocks] == [
         (b.text, b.kind, b.bbox, b.drop_reason) for b in slow.blocks]
     assert len(fast.blocks) >= 4
+
+
+@needs_native
+@pytest.mark.corpus
+@pytest.mark.parametrize("rel", corpus_params(corpus_files("pdf", ".pdf"), {}))
+def test_native_reader_matches_ctypes_on_the_corpus(rel: str) -> None:
+    """Every page of every corpus PDF, both readers on one load of the document (same addresses)."""
+    pdf = pdfium.PdfDocument((CORPUS / rel).read_bytes())
+    try:
+        for i in range(len(pdf)):
+            page = pdf[i]
+            tp = page.get_textpage()
+            n = pdfium_c.FPDFText_CountChars(tp.raw)
+            assert charscan.scan_textpage(tp.raw, n, True) == charscan.scan_textpage(tp.raw, n, False), (rel, i)
+            tp.close()
+            page.close()
+    finally:
+        pdf.close()
 
 
 @needs_native

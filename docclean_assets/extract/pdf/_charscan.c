@@ -56,8 +56,8 @@ static PyObject *style(void *tp, int i, matrix_fn get_matrix, font_size_fn get_s
         return NULL;
     unsigned int r = 0, g = 0, b = 0, a = 0;
     int fill_ok = get_fill(tp, i, &r, &g, &b, &a) ? 1 : 0;
-    return Py_BuildValue("(iiddddd" "Niiii)", i, m_ok, (double)m.a, (double)m.b, (double)m.c, (double)m.d, size,
-                         name, fill_ok, (int)r, (int)g, (int)b);
+    return Py_BuildValue("(iOdddddNOiii)", i, m_ok ? Py_True : Py_False, (double)m.a, (double)m.b, (double)m.c,
+                         (double)m.d, size, name, fill_ok ? Py_True : Py_False, (int)r, (int)g, (int)b);
 }
 
 static PyObject *scan(PyObject *self, PyObject *args)
@@ -99,7 +99,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
      * a failed call leaves the previous char's values, the same in both readers. */
     rect_f box = {0.0f, 0.0f, 0.0f, 0.0f};
     double ox = 0.0, oy = 0.0;
-    uint64_t run = 0; /* the text object of the current run */
+    uint64_t run = 0; /* the text object of the current run (chars without one do not end it) */
     for (int i = 0; i < n; i++) {
         o[i] = (uint64_t)(uintptr_t)get_obj(tp, i);
         if (o[i] && o[i] != run) {

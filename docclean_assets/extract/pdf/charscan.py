@@ -57,7 +57,7 @@ class CharScan(NamedTuple):
     ox: list[float]  # glyph origin, user space
     oy: list[float]
     flags: bytes  # GENERATED | ORIGIN_OK per char
-    styles: list[RunStyle]  # one per run of consecutive chars with the same (non-zero) text object
+    styles: list[RunStyle]  # one per run of chars with the same text object (chars without one between)
 
 
 def native() -> bool:
@@ -85,9 +85,11 @@ def _scan_ctypes(raw: object, n: int) -> CharScan:
     cols: tuple[list, ...] = ([], [], [], [], [], [], [])
     flags = bytearray(n)
     styles: list[RunStyle] = []
+    run = 0  # the text object of the current run (chars without one do not end it)
     for i in range(n):
         obj = text_object_of(raw, i) or 0
-        if obj and (not cols[0] or cols[0][-1] != obj):
+        if obj and obj != run:
+            run = obj
             styles.append(_run_style(raw, i))
         cols[0].append(obj)
         get_box(raw, i, box_ref)
