@@ -334,8 +334,11 @@ def test_soft_hyphens_are_never_kept_as_hyphens() -> None:
             f"<p>Im {words[0]} hilft die {words[1]} nicht, sagt der {words[2]} Verein. "
             "Ein langer Absatz mit genug Worten, damit er als Haupttext gilt, und noch mehr Worten "
             f"dazu, die nichts weiter sagen; {words[3]} steht am Ende.</p></article></body></html>")
-    blocks = normalize_blocks(extract_document(html.encode(), "html").blocks)
+    ext = extract_document(html.encode(), "html")
+    blocks = normalize_blocks(ext.blocks)
     text = " ".join(b.text for b in blocks if b.drop_reason is None)
     for joined in ("Notfall", "Legitimationsideologie", "registriertem", "wellknown"):
         assert joined in text
     assert "\u00ad" not in text and "Not-fall" not in text
+    # nor are they counted as characters read (the retention ratio compares kept with read)
+    assert ext.report.raw_chars == extract_document(html.replace("&shy;", "").encode(), "html").report.raw_chars

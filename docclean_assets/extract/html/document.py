@@ -41,6 +41,7 @@ _SHELL_ROOT_IDS = ("root", "app", "__next", "__nuxt", "___gatsby", "svelte", "ma
 _NOSCRIPT_JS = re.compile(r"(enable|activate|turn on)\s+javascript|javascript\s+(is\s+)?(required|disabled|needed)", re.I)
 # Bytes the charset detector reads: enough prose to tell windows-1252 from its neighbours.
 _DETECT_BYTES = 256 * 1024
+SOFT_HYPHEN = "\u00ad"  # &shy;: where a browser may break a word (see _without_soft_hyphens)
 
 
 # ---------------------------------------------------------------- decoding
@@ -209,7 +210,8 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     drop_ids = frozenset(n.mem_id for n in drop_nodes)
 
     units = segment(tree, keep_ids | drop_ids, hs)
-    report.raw_chars = sum(count_chars(u.plain) for u in units)
+    # soft hyphens are not characters of the text (_without_soft_hyphens): not counted as read either
+    report.raw_chars = sum(count_chars(u.plain) - u.plain.count(SOFT_HYPHEN) for u in units)
     if _is_shell(tree, report.raw_chars, hs):
         report.flag("client_rendered_shell")
     ukeys = [key(u.plain) for u in units]
@@ -327,7 +329,6 @@ def _inpage_furniture(units: list[Unit], hs: HtmlSettings) -> dict[int, DropReas
 
 # ---------------------------------------------------------------- reader comments
 _COMMENT = "comment"  # status of a unit that is part of a reader comment (neither body nor dropped)
-SOFT_HYPHEN = "\u00ad"
 
 
 def _without_soft_hyphens(b: Block) -> Block:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import unquote
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
