@@ -85,8 +85,10 @@ def main() -> None:
     args = ap.parse_args()
     res = profile(args.ocr)
     total = res["seconds"]
+    from docclean_assets.extract.pdf.charscan import native
+
     print(f"ocr: {res['ocr']}, {res['documents']} PDFs, {res['pages']} pages, {total:.2f} s, "
-          f"{res['pages'] / total:.1f} pages/s")
+          f"{res['pages'] / total:.1f} pages/s, PDF char reader: {'native' if native() else 'ctypes (not built)'}")
     print("| stage | seconds | share |")
     print("|---|---|---|")
     ocr_parts = [name for _m, name in OCR_PARTS]

@@ -139,9 +139,13 @@ def main() -> None:
              f" {agg['docclean'] / agg['pdfium']:9.2f}")
     print(line)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(f"peak RSS: {peak_kib / 1024:.0f} MiB")
+    from docclean_assets.extract.pdf.charscan import native
+
+    reader = "native (pdf/_charscan.c)" if native() else "ctypes: the C reader was not built, figures are the fallback's"
+    print(f"peak RSS: {peak_kib / 1024:.0f} MiB; PDF char reader: {reader}")
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "aggregate": agg, "peak_rss_mib": peak_kib / 1024}, indent=1))
+        args.json.write_text(json.dumps({"rows": rows, "aggregate": agg, "peak_rss_mib": peak_kib / 1024,
+                                         "native_char_reader": native()}, indent=1))
 
 
 if __name__ == "__main__":
