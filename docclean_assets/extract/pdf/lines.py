@@ -60,6 +60,7 @@ class Line(NamedTuple):
 
 
 _BY_OY, _BY_X = attrgetter("oy"), attrgetter("x0", "seq")
+_X0, _TOP_X0 = attrgetter("x0"), attrgetter("top", "x0")  # words in a row; lines on a page
 # Word((...)) without the named constructor's Python frame (a word per ~5 chars of every page)
 _new_word = partial(tuple.__new__, Word)
 
@@ -366,14 +367,14 @@ def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
         j = i
         while j < len(words) and words[j].row == words[i].row:
             j += 1
-        rows.append(sorted(words[i:j], key=lambda w: w.x0))
+        rows.append(sorted(words[i:j], key=_X0))
         i = j
     lines: list[Line] = []
     for r, row in enumerate(rows):
         cur: list[Word] = [row[0]]
         for w in row[1:]:
             p = cur[-1]
-            size = max(w.size, p.size)
+            size = w.size if w.size > p.size else p.size  # max(), without the call
             gap = w.x0 - p.x1
             hanging = len(cur) == 1 and list_label(f"{p.text} {w.text}") is not None  # a label's indent
             if gap > settings.line_split_gap_em * size and (
@@ -384,7 +385,7 @@ def words_to_lines(words: list[Word], settings: PdfSettings) -> list[Line]:
                 cur = []
             cur.append(w)
         lines.append(make_line(cur))
-    lines.sort(key=lambda ln: (ln.top, ln.x0))
+    lines.sort(key=_TOP_X0)
     return _attach_raised(_attach_drop_caps(lines, settings), settings)
 
 
