@@ -2,7 +2,7 @@
 import os
 import time
 
-from docclean_assets.extract.isolate import extract_file
+from docclean_assets.extract.worker import extract_file
 
 
 def hang_or_extract(blob: str, fmt: str, **options):
@@ -88,3 +88,19 @@ def arrow_pool(blob: str, fmt: str, **options):
     ext = extract_file(blob, fmt, **options)
     extraction_to_payload(ext.blocks, ext.report)
     return pa.default_memory_pool().backend_name
+
+
+_HOARD: list[bytearray] = []  # what 'leak' files leave behind in their worker, for the next document
+
+
+def whoami(blob: str, fmt: str, **options):
+    """(worker pid, peak-relevant work) of a document, by its name: 'leak-N' keeps N MiB allocated
+    in the worker after it ends, 'need-N' touches N MiB and frees it, anything else does nothing."""
+    name = os.path.basename(blob)
+    kind, _, mib = name.partition(".")[0].partition("-")
+    if kind == "leak":
+        _HOARD.append(bytearray(int(mib) << 20))
+    elif kind == "need":
+        buf = b"\1" * (int(mib) << 20)  # every page written: resident, not only reserved
+        del buf
+    return os.getpid()

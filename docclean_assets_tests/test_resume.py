@@ -51,17 +51,22 @@ def _run(tmp_path: Path, cfg: Path, data: Path, *extra: str) -> str:
     return proc.stdout
 
 
-def _killed_run(tmp_path: Path, cfg: Path, data: Path, after_batches: int, delay_s: float) -> int:
-    """Start a run, SIGKILL its whole process group `delay_s` after the n-th batch line; batches it reported."""
+def _killed_run(tmp_path: Path, cfg: Path, data: Path, after_batches: int, batches_later: float) -> int:
+    """Start a run, SIGKILL its whole process group after the n-th batch line, `batches_later` times
+    the time the run took per batch so far (so the kill lands mid-run however fast batches go);
+    batches it reported."""
     proc = subprocess.Popen([DOCCLEAN, "run", "--sources", str(cfg), "--data-dir", str(data), "--quiet"],
                             env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             start_new_session=True)
-    seen = 0
+    seen, times = 0, []
     for line in proc.stdout:
-        seen += " committed " in line
+        if " committed " in line:
+            seen += 1
+            times.append(time.monotonic())
         if seen >= after_batches:
             break
-    time.sleep(delay_s)
+    per_batch = (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else 0.1
+    time.sleep(batches_later * per_batch)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     return seen
@@ -96,7 +101,7 @@ def test_killed_runs_resume_with_only_uncommitted_documents_and_end_identical(tm
 
     resumed, rng = tmp_path / "resumed", random.Random(7)
     for after in (2, 4):  # killed twice, each time a little after a batch was reported
-        _killed_run(tmp_path, cfg, resumed, after, rng.uniform(0.0, 0.8))
+        _killed_run(tmp_path, cfg, resumed, after, rng.uniform(0.0, 2.0))
         con = Store(resumed).connect()
         committed = con.execute("SELECT count(*) FROM parsed_documents").fetchall()[0][0]
         con.close()

@@ -1,39 +1,46 @@
-"""Run each document's parse in its own worker process with a time limit and a memory ceiling,
-several at once; a crash, a hang or a memory blow-up becomes that document's error, nothing more."""
+"""Run each document's parse in a worker process with a time limit and a memory ceiling of its own,
+several at once; a crash, a hang or a memory blow-up becomes that document's error, nothing more.
+
+Workers are warm: each takes document after document (worker.py), so a document pays for its parse,
+not for a process start and the imports and tables a backend loads on first use (0.35-0.5 s a
+document when every document had a process of its own). What stays per document: the wall-clock
+limit (a worker whose document runs over is killed, and replaced), the memory ceiling (set for each
+document; a document that crosses it in a worker that had grown is parsed again in a fresh one, so
+its outcome never depends on the documents before it) and a peak memory figure of its own. A worker
+is replaced after any outcome other than blocks or a refusal, once it has grown by
+`LimitSettings.worker_max_growth_mb`, and after `worker_max_documents` documents.
+"""
 from __future__ import annotations
 
-import hashlib
-import importlib
+import functools
+import io
 import multiprocessing as mp
 import os
-import resource
-import signal
+import pickle
 import sys
 import threading
 import time
-import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-import pyarrow as pa
-
-from docclean_assets.extract.api import extract_document
-from docclean_assets.extract.errors import ExtractionError, stable_message
-from docclean_assets.extract.model import Extraction
-from docclean_assets.extract.schema import extraction_to_payload
 from docclean_assets.extract.settings import LimitSettings
+from docclean_assets.extract.worker import BYE, CLEAN_KINDS, READY, recall, remember, serve
 
-DEFAULT_EXTRACTOR = "docclean_assets.extract.isolate:extract_file"
+DEFAULT_EXTRACTOR = "docclean_assets.extract.worker:extract_file"
 # Modules the fork server imports once so every worker starts warm (tesserocr: the OCR engine's
-# library, imported only, no engine started). Not OpenCV: its import reserves ~440 MiB of address
-# space (numpy included), which every worker would then carry under LimitSettings.memory_mb; a
-# document whose pictures reach the text gate imports it itself (~0.2 s).
-_PRELOAD = ["docclean_assets.extract.api", "pypdfium2", "docx", "pptx", "trafilatura", "selectolax.lexbor",
-            "tesserocr"]
+# library, imported only, no engine started; pandas: pyarrow's Table.from_pylist imports it on its
+# first call, 0.29 s a worker). Not OpenCV: its import reserves ~440 MiB of address space (numpy
+# included), which every worker would then carry under LimitSettings.memory_mb; a document whose
+# pictures reach the text gate imports it itself (~0.2 s, once per worker).
+_PRELOAD = ["docclean_assets.extract.api", "docclean_assets.extract.worker", "pypdfium2", "docx", "pptx",
+            "trafilatura", "selectolax.lexbor", "tesserocr", "pandas"]
 _CTX = mp.get_context("forkserver")
+_ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
+_EXIT_WAIT_S = 5.0  # seconds a worker that said it will exit is given before it is killed
 _CTX.set_forkserver_preload(_PRELOAD)
 
 
@@ -61,74 +68,7 @@ class Outcome:
     # ok | refused (an ExtractionError: the document is unreadable, and says why) | crash (any other
     # exception escaping the extractor: a backend bug) | timeout | memory | died (killed, segfault)
     kind: str = "ok"
-    peak_rss_mb: float | None = None  # the worker's peak resident memory, when it reported back
-
-
-def extract_file(blob: str, fmt: str, *, sha256: str | None = None, **options: Any) -> Any:
-    """Read the file and extract it: the default extractor run inside a worker. With `sha256` (the
-    content address raw_files took), bytes that no longer match are refused: the blocks stored under
-    a doc_id are always those of its bytes. The stage trace (every char of every page, for debugging)
-    stays in the worker: only blocks and report return."""
-    with open(blob, "rb") as fh:
-        data = fh.read()
-    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
-        raise ExtractionError("file changed while being ingested (its bytes no longer match the sha256 that "
-                              "raw_files recorded); run again to ingest the new version")
-    result = extract_document(data, fmt, **options)
-    return Extraction(result.blocks, result.report)
-
-
-def resolve(dotted: str) -> Callable[..., Any]:
-    """The function named 'module:function'."""
-    module, _, name = dotted.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def _peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, MiB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _child(conn: Connection, extractor: str, job: Job, limits: LimitSettings, lifeline: Connection) -> None:
-    """Worker body: die with docclean, cap memory, run the extractor (and make its rows when asked),
-    send (kind, payload, peak RSS MiB)."""
-    _watch(lifeline)
-    limit = limits.memory_mb * 1024 * 1024
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError):
-        pass  # the platform refuses the cap; the wall-clock limit still applies
-    # Arrow's default allocator (mimalloc) takes address space in large segments: under the ceiling
-    # above, a worker with room left failed "realloc of size 4096" while making a small page's rows
-    # (seen once, in the Dask engine's 512 MiB test). The C library's malloc grows by what is asked.
-    pa.set_memory_pool(pa.system_memory_pool())
-    try:
-        result = resolve(extractor)(job.blob, job.fmt, **job.options)
-        if job.rows:
-            result = _rows(result, limits)
-        conn.send(("ok", result, _peak_rss_mb()))
-    except MemoryError:
-        conn.send(("memory", f"memory limit exceeded ({limits.memory_mb} MiB)", _peak_rss_mb()))
-    except RecursionError as exc:
-        conn.send(("crash", stable_message(f"RecursionError: {exc}{_where(exc)}"), _peak_rss_mb()))
-    except ExtractionError as exc:
-        conn.send(("refused", stable_message(str(exc)), _peak_rss_mb()))
-    except Exception as exc:  # noqa: BLE001 - every failure becomes the document's error row
-        conn.send(("crash", stable_message(f"{type(exc).__name__}: {exc}{_where(exc)}"), _peak_rss_mb()))
-    finally:
-        conn.close()
-
-
-def _rows(result: Extraction, limits: LimitSettings) -> Any:
-    """The document as table rows, refused when its text is over `max_text_chars`."""
-    chars = sum(len(b.text) + len(b.orig_text or "") for b in result.blocks)
-    if chars > limits.max_text_chars:
-        raise ExtractionError(f"extracted text too large: {chars:,} characters (limit max_text_chars = "
-                              f"{limits.max_text_chars:,}); raise the limit to ingest it")
-    try:
-        return extraction_to_payload(result.blocks, result.report)
-    except Exception as exc:  # noqa: BLE001 - a value no column can hold costs this document only
-        raise ExtractionError(f"the document's rows could not be written ({type(exc).__name__}: {exc})") from exc
+    peak_rss_mb: float | None = None  # the document's peak resident memory, when its worker reported back
 
 
 # Every worker holds the read end of a pipe whose only write end is in the process that runs the
@@ -136,117 +76,280 @@ def _rows(result: Extraction, limits: LimitSettings) -> Any:
 # The fork server cannot do this for us: every worker keeps its liveness pipe open, so it outlives
 # a killed parent as long as a worker runs (a hung document would run on under PID 1 with no limit).
 _LIFELINE: dict[int, tuple[Connection, Connection]] = {}  # pid of the owning process -> (read, write)
+_LOCK = threading.Lock()  # the lifeline and the idle workers, shared by the threads of a process
 
 
 def _lifeline() -> Connection:
     """The read end of this process's lifeline (made once per process, never inherited by a fork)."""
     pid = os.getpid()
-    if pid not in _LIFELINE:
-        _LIFELINE.clear()
-        _LIFELINE[pid] = _CTX.Pipe(duplex=False)
-    return _LIFELINE[pid][0]
-
-
-def _watch(lifeline: Connection) -> None:
-    """Kill this worker as soon as its lifeline closes."""
-    def wait_for_eof() -> None:
-        try:
-            lifeline.recv()  # nothing is ever sent: returns only when the write end is gone
-        except (EOFError, OSError):
-            pass
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    threading.Thread(target=wait_for_eof, name="docclean-lifeline", daemon=True).start()
-
-
-def _where(exc: BaseException) -> str:
-    """' at file.py:line' of the innermost frame, so a crash report points at the backend line."""
-    last = traceback.extract_tb(exc.__traceback__)[-1:]
-    return f" at {os.path.basename(last[0].filename)}:{last[0].lineno}" if last else ""
+    with _LOCK:
+        if pid not in _LIFELINE:
+            _LIFELINE.clear()
+            _LIFELINE[pid] = _CTX.Pipe(duplex=False)
+        return _LIFELINE[pid][0]
 
 
 @contextmanager
-def _main_hidden() -> Iterator[None]:
-    """Start workers without re-running the caller's __main__ script in them (a script without an
-    `if __name__ == "__main__"` guard would otherwise run again in every worker)."""
+def _starting() -> Iterator[None]:
+    """Start a worker (and the fork server, the first time) without re-running the caller's __main__
+    script in it (a script without an `if __name__ == "__main__"` guard would otherwise run again in
+    every worker), and with Arrow's C++ default allocator set to the C library's: pa.set_memory_pool
+    reaches only pyarrow's Python calls, and the IPC writer making a document's rows otherwise starts
+    mimalloc, which reserves 1 GiB of address space under the worker's ceiling."""
     main = sys.modules.get("__main__")
     saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    pool = os.environ.get(_ARROW_POOL)
     try:
         for k in saved:
             setattr(main, k, None) if k == "__spec__" else delattr(main, k)
+        os.environ.setdefault(_ARROW_POOL, "system")
         yield
     finally:
         for k, v in saved.items():
             setattr(main, k, v)
+        if pool is None:
+            os.environ.pop(_ARROW_POOL, None)
 
 
-@dataclass
-class _Running:
-    job: Job
-    proc: Any
-    conn: Connection
-    started: float
+class _Worker:
+    """One warm worker process as the process running the jobs sees it: starting, idle or on a job."""
+
+    def __init__(self, limits: LimitSettings) -> None:
+        parent, child = _CTX.Pipe()
+        self.proc = _CTX.Process(target=serve, args=(child, _lifeline(), limits.worker_idle_s), daemon=True)
+        with _starting():
+            self.proc.start()
+        child.close()
+        self.conn = parent
+        self.ready = False
+        self.fresh_mib: float | None = None  # address space when it said ready
+        self.space_mib: float | None = None  # address space after its last document
+        self.documents = 0
+        self.job: Job | None = None
+        self.fresh_only = False  # its job failed for memory in a warm worker: it runs here, fresh, once more
+        self.sent = time.monotonic()  # when its job was sent (while starting: when it was started)
+        self.kept: dict[int, tuple[int, object]] = {}  # id -> (number, object) of the settings it holds
+
+    def grown_mib(self) -> float:
+        """How far its address space has grown since it started."""
+        return 0.0 if self.fresh_mib is None or self.space_mib is None else self.space_mib - self.fresh_mib
+
+    def send(self, job: Job, extractor: str, limits: LimitSettings) -> None:
+        buf = io.BytesIO()
+        _JobPickler(buf, self.kept).dump((extractor, job, limits))
+        self.conn.send_bytes(buf.getbuffer())
+        self.sent = time.monotonic()
+
+    def stop(self) -> None:
+        """Let it exit on its own (it has no document)."""
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.conn.close()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+
+class _JobPickler(pickle.Pickler):
+    """Pickles a job for one worker, each frozen settings object (Settings, LimitSettings, HtmlRules,
+    storage access) whole the first time and by its number after: a document's message is then a
+    few hundred bytes, where the settings' ~2 KB cost the parent 0.3 ms a document to pickle."""
+
+    def __init__(self, file: io.BytesIO, kept: dict[int, tuple[int, object]]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.kept = kept
+
+    def reducer_override(self, obj: object) -> Any:
+        if not _shared_kind(type(obj)):
+            return NotImplemented
+        entry = self.kept.get(id(obj))
+        if entry is not None and entry[1] is obj:
+            return recall, (entry[0],)
+        number = len(self.kept)
+        self.kept[id(obj)] = (number, obj)  # held here, so its id is never another object's
+        return remember, (number, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+@functools.cache
+def _shared_kind(cls: type) -> bool:
+    """Instances of `cls` are frozen settings a run shares between its jobs: frozen dataclasses but Job."""
+    params = getattr(cls, "__dataclass_params__", None)
+    return params is not None and params.frozen and cls is not Job and isinstance(cls, type)
+
+
+class _Idle:
+    """The idle warm workers of this process, kept between calls of run_jobs (a cluster worker runs a
+    task of a few documents at a time); each leaves by itself after `worker_idle_s` without work."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.workers: list[_Worker] = []
+
+    def take(self, limits: LimitSettings) -> _Worker | None:
+        """An idle worker that is still there and fit for `limits` (another call may have set others)."""
+        with _LOCK:
+            if self.pid != os.getpid():  # a forked copy of the process: those workers are not ours
+                self.pid, self.workers = os.getpid(), []
+            while self.workers:
+                w = self.workers.pop()
+                if w.conn.poll():  # anything to read from an idle worker is its goodbye (or EOF)
+                    w.conn.close()
+                elif _spent(w, limits):
+                    w.stop()
+                else:
+                    return w
+        return None
+
+    def give(self, w: _Worker) -> None:
+        with _LOCK:
+            if self.pid == os.getpid():
+                self.workers.append(w)
+
+
+_IDLE = _Idle()
 
 
 def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAULT_EXTRACTOR) -> Iterator[tuple[Job, Outcome]]:
     """Yield (job, outcome) as documents finish, at most `limits.workers` at a time; jobs are taken
     from the iterable only as workers free up, so a source of any size is never listed in memory."""
     pending = iter(jobs)
-    workers = limits.workers or os.cpu_count() or 1
-    running: dict[Connection, _Running] = {}
-    exhausted = False
+    size = limits.workers or os.cpu_count() or 1
+    again: deque[tuple[Job, bool]] = deque()  # jobs to send again (and whether only a fresh worker may take them)
+    busy: dict[Connection, _Worker] = {}
     try:
-        while not exhausted or running:
-            while not exhausted and len(running) < workers:
-                job = next(pending, None)
-                if job is None:
-                    exhausted = True
+        while True:
+            while len(busy) < size:
+                item = again.popleft() if again else next(((j, False) for j in pending), None)
+                if item is None:
                     break
-                parent, child = _CTX.Pipe(duplex=False)
-                proc = _CTX.Process(target=_child, args=(child, extractor, job, limits, _lifeline()), daemon=True)
-                with _main_hidden():
-                    proc.start()
-                child.close()
-                running[parent] = _Running(job, proc, parent, time.monotonic())
-            if not running:
-                break
-            deadline = min(r.started + _limit(r.job, limits) for r in running.values())
-            ready = wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
-            for conn in ready:
-                yield _finish(running.pop(conn))  # type: ignore[arg-type]
+                w = _assign(item, limits, extractor)
+                busy[w.conn] = w
+            if not busy:
+                return
+            deadline = min(w.sent + _limit(w, limits) for w in busy.values())
+            for conn in wait(list(busy), timeout=max(0.0, deadline - time.monotonic())):
+                w = busy.pop(conn)  # type: ignore[arg-type]
+                done = _receive(w, limits, extractor, again)
+                if w.job is not None:
+                    busy[w.conn] = w
+                if done is not None:
+                    yield done
             now = time.monotonic()
-            for conn, r in list(running.items()):
-                if now - r.started >= _limit(r.job, limits):
-                    running.pop(conn)
-                    r.proc.kill()
-                    r.proc.join()
-                    conn.close()
-                    yield r.job, Outcome(None, f"timed out after {_limit(r.job, limits):g} s", now - r.started, "timeout")
+            for conn, w in list(busy.items()):
+                if now - w.sent >= _limit(w, limits):
+                    busy.pop(conn)
+                    w.kill()
+                    yield _overrun(w, limits, now)
     finally:
-        for r in running.values():
-            r.proc.kill()
-            r.proc.join()
+        for w in busy.values():
+            w.kill()
 
 
-def _limit(job: Job, limits: LimitSettings) -> float:
-    """The job's own time limit (an OCR grant), else the default one."""
+def _assign(item: tuple[Job, bool], limits: LimitSettings, extractor: str) -> _Worker:
+    """A worker with this job: an idle warm one (unless the job must have a fresh one), else a new
+    one that is sent the job when it says it is ready."""
+    job, fresh_only = item
+    w = None if fresh_only else _IDLE.take(limits)
+    if w is None:
+        w = _Worker(limits)
+    w.job, w.fresh_only = job, fresh_only
+    if w.ready:
+        w.send(job, extractor, limits)
+    return w
+
+
+def _receive(w: _Worker, limits: LimitSettings, extractor: str, again: deque[tuple[Job, bool]]) -> tuple[Job, Outcome] | None:
+    """Take what a worker on a job sent: it is ready (send the job), it left before taking the job
+    (send the job again elsewhere), or its outcome. The worker keeps `w.job` only while it runs one."""
+    job = w.job
+    assert job is not None
+    warm = w.documents > 0  # it had parsed other documents before this one (a fresh_only one has not)
+    try:
+        message = w.conn.recv()
+    except (EOFError, OSError):
+        message = None
+    except Exception as exc:  # noqa: BLE001 - a result that cannot be unpickled is that document's error
+        w.job = None
+        w.kill()
+        return job, Outcome(None, f"unreadable worker result ({type(exc).__name__}: {exc})", time.monotonic() - w.sent, "crash")
+    if message is None:  # the worker died: a crash in a native library, the kernel's OOM killer
+        w.job = None
+        w.conn.close()
+        w.proc.join()
+        if _again_fresh(job, "died", warm, again):
+            return None
+        code = w.proc.exitcode
+        what = "worker died" if w.ready else "worker died while starting"
+        why = f"{what} (exit code {code}{', likely out of memory' if code == -9 else ''})"
+        return job, Outcome(None, why, time.monotonic() - w.sent, "died")
+    if message[0] == READY:
+        w.ready, w.fresh_mib = True, message[1]
+        w.send(job, extractor, limits)
+        return None
+    w.job = None
+    if message[0] == BYE:  # it left, idle, as the job was on its way: not the job's doing
+        w.conn.close()
+        again.appendleft((job, w.fresh_only))
+        return None
+    kind, payload, peak, space = message
+    seconds = time.monotonic() - w.sent
+    _settle(w, kind, space, limits)
+    if _again_fresh(job, kind, warm, again):
+        return None
+    if kind == "ok":
+        return job, Outcome(payload, None, seconds, "ok", peak)
+    return job, Outcome(None, payload, seconds, kind, peak)
+
+
+def _again_fresh(job: Job, kind: str, warm: bool, again: deque[tuple[Job, bool]]) -> bool:
+    """Whether a document that failed in a warm worker goes once more to a fresh one: a worker that
+    had grown leaves less room under the ceiling, and native code out of room dies (C++ bad_alloc
+    aborts, OpenCV's import segfaults) rather than raising MemoryError, so a memory failure, a
+    death or an unexpected exception is not charged to the document before a fresh worker sees it."""
+    if kind in CLEAN_KINDS or kind == "timeout" or not warm:
+        return False
+    again.appendleft((job, True))
+    return True
+
+
+def _settle(w: _Worker, kind: str, space_mib: float | None, limits: LimitSettings) -> None:
+    """After a document: the worker goes back to the idle ones, or is replaced (a suspect outcome, it
+    has grown too far, or it has taken its share of documents)."""
+    w.documents += 1
+    w.space_mib = space_mib
+    if kind not in CLEAN_KINDS:  # it exits by itself
+        w.conn.close()
+        w.proc.join(timeout=_EXIT_WAIT_S)
+        if w.proc.is_alive():
+            w.kill()
+    elif _spent(w, limits):
+        w.stop()
+    else:
+        _IDLE.give(w)
+
+
+def _spent(w: _Worker, limits: LimitSettings) -> bool:
+    """Whether a worker has taken its share of documents or grown too far to take another."""
+    return w.documents >= limits.worker_max_documents or w.grown_mib() > limits.worker_max_growth_mb
+
+
+def _limit(w: _Worker, limits: LimitSettings) -> float:
+    """Seconds the worker has for its job (an OCR grant, else the default), or to start."""
+    job = w.job
+    if not w.ready or job is None:
+        return limits.timeout_s
     return job.timeout_s if job.timeout_s is not None else limits.timeout_s
 
 
-def _finish(r: _Running) -> tuple[Job, Outcome]:
-    """Collect a worker whose pipe is readable or closed."""
-    try:
-        kind, payload, peak = r.conn.recv()
-    except (EOFError, OSError):
-        kind, payload, peak = "died", None, None
-    except Exception as exc:  # noqa: BLE001 - a result that cannot be unpickled is that document's error
-        kind, payload, peak = "crash", f"unreadable worker result ({type(exc).__name__}: {exc})", None
-    r.proc.join()
-    r.conn.close()
-    seconds = time.monotonic() - r.started
-    if kind == "ok":
-        return r.job, Outcome(payload, None, seconds, "ok", peak)
-    if payload is None:
-        code = r.proc.exitcode
-        payload = f"worker died (exit code {code}{', likely out of memory' if code == -9 else ''})"
-    return r.job, Outcome(None, payload, seconds, kind, peak)
+def _overrun(w: _Worker, limits: LimitSettings, now: float) -> tuple[Job, Outcome]:
+    """The outcome of a job whose worker ran out of time (and was killed)."""
+    job = w.job
+    assert job is not None
+    limit = _limit(w, limits)
+    if not w.ready:
+        return job, Outcome(None, f"worker did not start within {limit:g} s", now - w.sent, "timeout")
+    return job, Outcome(None, f"timed out after {limit:g} s", now - w.sent, "timeout")

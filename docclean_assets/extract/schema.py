@@ -4,7 +4,7 @@ built on these in the Dagster layer (docclean_assets/tables.py)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 
@@ -125,18 +125,61 @@ def fit_value(value: object, typ: pa.DataType) -> tuple[object, bool]:
 
 
 _NOT_NULL = {pa.types.is_integer: 0, pa.types.is_floating: 0.0, pa.types.is_string: "", pa.types.is_boolean: False}
+Fitter = Callable[[object], tuple[object, bool]]
+
+
+def _fitter(typ: pa.DataType) -> Fitter:
+    """fit_value for one column type, with the values that need no change (nearly all of them) passed
+    through after a type check: every row of every table is fitted, so this is the tables' hot path."""
+    if typ in _INT_RANGES:
+        lo, hi = -(1 << (_INT_RANGES[typ] - 1)), (1 << (_INT_RANGES[typ] - 1)) - 1
+        return lambda v: (v, False) if type(v) is int and lo <= v <= hi else fit_value(v, typ)
+    if pa.types.is_floating(typ):
+        return lambda v: (v, False) if type(v) is float and math.isfinite(v) else fit_value(v, typ)
+    if pa.types.is_string(typ):
+        return lambda v: (v, False) if type(v) is str and v.isascii() else fit_value(v, typ)
+    if pa.types.is_list(typ) and pa.types.is_string(typ.value_type):
+        return lambda v: (list(v), False) if type(v) is list and all(
+            type(x) is str and x.isascii() for x in v) else fit_value(v, typ)
+    if pa.types.is_map(typ) and pa.types.is_string(typ.key_type) and pa.types.is_string(typ.item_type):
+        return lambda v: (list(v), False) if type(v) in (list, tuple) and all(
+            type(p) is tuple and len(p) == 2 and type(p[0]) is str and type(p[1]) is str
+            and p[0].isascii() and p[1].isascii() for p in v) else fit_value(v, typ)
+    return lambda v: fit_value(v, typ)
+
+
+_FITTERS_KEPT = 64  # the tables have a dozen schemas
+_FITTERS: dict[int, tuple[pa.Schema, tuple[tuple[str, Fitter, bool, object], ...]]] = {}  # by id(schema)
+
+
+def _row_fitters(schema: pa.Schema) -> tuple[tuple[str, Fitter, bool, object], ...]:
+    """(name, fitter, nullable, the value standing in for a NULL the column refuses) per column, made
+    once per schema object (kept by identity: hashing a schema on every row costs more than fitting)."""
+    known = _FITTERS.get(id(schema))
+    if known is None or known[0] is not schema:
+        if len(_FITTERS) >= _FITTERS_KEPT:  # schemas made on the fly: never an unbounded cache
+            _FITTERS.clear()
+        known = _FITTERS[id(schema)] = (schema, tuple(
+            (f.name, _fitter(f.type), f.nullable, next((v for test, v in _NOT_NULL.items() if test(f.type)), None))
+            for f in schema))
+    return known[1]
 
 
 def fit_row(row: dict, schema: pa.Schema) -> tuple[dict, int]:
     """The row with every column of `schema` fitted to its type, and how many values were changed."""
     out, changed = {}, 0
-    for f in schema:
-        value, fixed = fit_value(row.get(f.name), f.type)
-        if value is None and not f.nullable:
-            value = next((v for test, v in _NOT_NULL.items() if test(f.type)), value)
-            fixed = True
-        out[f.name] = value
-        changed += fixed
+    get = row.get
+    for name, fit, nullable, stand_in in _row_fitters(schema):
+        value = get(name)
+        if value is None:
+            if not nullable:
+                value, changed = stand_in, changed + 1
+        else:
+            value, fixed = fit(value)
+            if value is None and not nullable:
+                value, fixed = stand_in, True
+            changed += fixed
+        out[name] = value
     return out, changed
 
 

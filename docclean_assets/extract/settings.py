@@ -123,6 +123,15 @@ class LimitSettings:
     # 0.14 M); 50 M is a 15,000-page book.
     max_text_chars: int = 50_000_000
     workers: int = 0  # parallel parse processes; 0 = one per core
+    # Warm workers (isolate.py) take document after document; one is replaced after this many
+    # documents, a bound on what a slow leak in a native library can accumulate. CALIBRATE
+    worker_max_documents: int = 1000
+    # ...or once its address space has grown this far, MiB, above its size when it started, so a
+    # document never has much less room under memory_mb than in a fresh worker. CALIBRATE
+    worker_max_growth_mb: int = 1024
+    # Seconds an idle worker waits for a document before it exits (its memory back to the machine).
+    # CALIBRATE
+    worker_idle_s: float = 60.0
     # Total uncompressed size of a DOCX/PPTX package per its zip directory, MiB; checked before any
     # part is decompressed. The largest corpus package unpacks to 15 MiB (bug65649.docx).
     zip_max_uncompressed_mib: int = 512

@@ -285,7 +285,7 @@ def worker_arrow_fs(access: Access) -> Any:
 def extract_object(blob: str, fmt: str, *, access: Access, sha256: str | None = None, **options: Any) -> Any:
     """The worker's extractor for bytes on object storage: read the object with the credentials the
     run resolved (never the worker's environment: the fork server may predate it), check it is still
-    the one raw_files hashed, extract it (a local blob goes through `isolate.extract_file`)."""
+    the one raw_files hashed, extract it (a local blob goes through `worker.extract_file`)."""
     from docclean_assets.extract.api import extract_document
     from docclean_assets.extract.errors import ExtractionError
     from docclean_assets.extract.model import Extraction
@@ -303,11 +303,11 @@ BLOB_EXTRACTOR = "docclean_assets.store.location:extract_blob"
 
 def extract_blob(blob: str, fmt: str, *, access: Access | None = None, **options: Any) -> Any:
     """The worker's default extractor: an object-store URL through `extract_object` (with the `access`
-    the run resolved), a local file through `isolate.extract_file`."""
+    the run resolved), a local file through `worker.extract_file`."""
     if is_url(blob):
         if access is None:
             raise ValueError(f"{blob}: an object-store blob needs the run's storage access")
         return extract_object(blob, fmt, access=access, **options)
-    from docclean_assets.extract.isolate import extract_file
+    from docclean_assets.extract.worker import extract_file
 
     return extract_file(blob, fmt, **options)

@@ -77,6 +77,29 @@ def test_fit_row_clamps_nulls_and_repairs_text():
     assert pa.Table.from_pylist([row], schema=DOCS_SCHEMA).num_rows == 1
 
 
+def test_fit_row_fast_paths_agree_with_fit_value_on_every_kind_of_value():
+    """fit_row passes values that need no change through after a type check; on every column type
+    its values and change counts are fit_value's."""
+    from docclean_assets.extract.schema import META_TYPE, fit_value
+
+    values = [None, 0, 7, -1, 2**31 - 1, 2**31, -(2**31) - 1, 2**70, True, False, 3.0, 2.5, float("nan"),
+              float("inf"), -0.0, "12", "x", "", "caf\u00e9", "p\udce9", "12.5", b"ab", [], ["a", "b"], ["a", 3],
+              ["\udce9"], ("a",), [("k", "v")], [("k", 1)], (("k", "v"),), [("k\udce9", "v")], [["k", "v"]],
+              [(None, "v")], [("a", "b", "c")]]
+    types = [pa.int8(), pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_(), pa.list_(pa.string()), META_TYPE]
+    for typ in types:
+        schema = pa.schema([pa.field("c", typ)])
+        for value in values:
+            try:
+                expected = fit_value(value, typ)
+            except Exception as exc:  # noqa: BLE001 - then the fast path must raise the same
+                with pytest.raises(type(exc)):
+                    fit_row({"c": value}, schema)
+                continue
+            row, changed = fit_row({"c": value}, schema)
+            assert (row["c"], changed) == (expected[0], int(expected[1])), (typ, value)
+
+
 @pytest.mark.parametrize("raw_name", [b"caf\xe9.html", b"\xff\xfe.html", b"back\\slash.html", b"plain.html"])
 def test_file_names_are_stored_losslessly(tmp_path, raw_name):
     src = _source(tmp_path, {b"sub\xe9/" + raw_name: C.good_html()})
