@@ -94,12 +94,20 @@ _HOARD: list[bytearray] = []  # what 'leak' files leave behind in their worker, 
 
 
 def whoami(blob: str, fmt: str, **options):
-    """(worker pid, peak-relevant work) of a document, by its name: 'leak-N' keeps N MiB allocated
-    in the worker after it ends, 'need-N' touches N MiB and frees it, anything else does nothing."""
+    """The worker's pid, after work that depends on the document's name: 'leak-N' keeps N MiB
+    allocated in the worker after it ends, 'need-N' touches N MiB and frees it, 'cycle-N' leaves N MiB
+    in a reference cycle only a full collection frees; anything else does nothing."""
+    import gc
+
     name = os.path.basename(blob)
     kind, _, mib = name.partition(".")[0].partition("-")
-    if kind == "leak":
-        _HOARD.append(bytearray(int(mib) << 20))
+    if kind == "cycle":
+        cycle: list = [b"\1" * (int(mib) << 20)]
+        cycle.append(cycle)
+        gc.collect()  # still referenced: moved to the oldest generation, which young collections skip
+        del cycle
+    elif kind == "leak":
+        _HOARD.append(b"\1" * (int(mib) << 20))  # resident, and referenced: no collection frees it
     elif kind == "need":
         buf = b"\1" * (int(mib) << 20)  # every page written: resident, not only reserved
         del buf

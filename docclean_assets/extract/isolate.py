@@ -7,8 +7,9 @@ document when every document had a process of its own). What stays per document:
 limit (a worker whose document runs over is killed, and replaced), the memory ceiling (set for each
 document; a document that crosses it in a worker that had grown is parsed again in a fresh one, so
 its outcome never depends on the documents before it) and a peak memory figure of its own. A worker
-is replaced after any outcome other than blocks or a refusal, once it has grown by
-`LimitSettings.worker_max_growth_mb`, and after `worker_max_documents` documents.
+is replaced after any outcome other than blocks or a refusal, when it holds more than
+`LimitSettings.worker_max_growth_mb` above its fresh resident memory even after returning what it
+freed, and after `worker_max_documents` documents; an idle one leaves after `worker_idle_s`.
 """
 from __future__ import annotations
 
@@ -122,8 +123,8 @@ class _Worker:
         child.close()
         self.conn = parent
         self.ready = False
-        self.fresh_mib: float | None = None  # address space when it said ready
-        self.space_mib: float | None = None  # address space after its last document
+        self.fresh_mib: float | None = None  # resident memory when it said ready
+        self.rss_mib: float | None = None  # resident memory after its last document
         self.documents = 0
         self.job: Job | None = None
         self.fresh_only = False  # its job failed for memory in a warm worker: it runs here, fresh, once more
@@ -131,8 +132,8 @@ class _Worker:
         self.kept: dict[int, tuple[int, object]] = {}  # id -> (number, object) of the settings it holds
 
     def grown_mib(self) -> float:
-        """How far its address space has grown since it started."""
-        return 0.0 if self.fresh_mib is None or self.space_mib is None else self.space_mib - self.fresh_mib
+        """How far its resident memory has grown since it started."""
+        return 0.0 if self.fresh_mib is None or self.rss_mib is None else self.rss_mib - self.fresh_mib
 
     def send(self, job: Job, extractor: str, limits: LimitSettings) -> None:
         buf = io.BytesIO()
@@ -295,9 +296,9 @@ def _receive(w: _Worker, limits: LimitSettings, extractor: str, again: deque[tup
         w.conn.close()
         again.appendleft((job, w.fresh_only))
         return None
-    kind, payload, peak, space = message
+    kind, payload, peak, rss = message
     seconds = time.monotonic() - w.sent
-    _settle(w, kind, space, limits)
+    _settle(w, kind, rss, limits)
     if _again_fresh(job, kind, warm, again):
         return None
     if kind == "ok":
@@ -316,11 +317,11 @@ def _again_fresh(job: Job, kind: str, warm: bool, again: deque[tuple[Job, bool]]
     return True
 
 
-def _settle(w: _Worker, kind: str, space_mib: float | None, limits: LimitSettings) -> None:
+def _settle(w: _Worker, kind: str, rss_mib: float | None, limits: LimitSettings) -> None:
     """After a document: the worker goes back to the idle ones, or is replaced (a suspect outcome, it
     has grown too far, or it has taken its share of documents)."""
     w.documents += 1
-    w.space_mib = space_mib
+    w.rss_mib = rss_mib
     if kind not in CLEAN_KINDS:  # it exits by itself
         w.conn.close()
         w.proc.join(timeout=_EXIT_WAIT_S)

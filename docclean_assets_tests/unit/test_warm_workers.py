@@ -62,6 +62,9 @@ def test_a_worker_is_replaced_when_it_has_grown_or_taken_its_share(tmp_path):
     assert grown[0][1].result != grown[1][1].result
     kept = _run(tmp_path, ["leak-20.html", "a.html"], replace(ONE, worker_max_growth_mb=100))
     assert kept[0][1].result == kept[1][1].result
+    # memory a document left as garbage is collected and returned before the worker is judged
+    collected = _run(tmp_path, ["cycle-300.html", "a.html"], replace(ONE, worker_max_growth_mb=100))
+    assert collected[0][1].result == collected[1][1].result
     pids = [o.result for _, o in _run(tmp_path, [f"{i}.html" for i in range(5)], replace(ONE, worker_max_documents=2))]
     assert pids[0] == pids[1] != pids[2] == pids[3] != pids[4]
 
