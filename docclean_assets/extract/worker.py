@@ -81,6 +81,9 @@ def serve(conn: Connection, lifeline: Connection, idle_s: float) -> None:
     # in the Dask engine's 512 MiB test). The C library's malloc grows by what is asked.
     pa.set_memory_pool(pa.system_memory_pool())
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    # The modules the fork server loaded are the worker's for life: out of the collector's sight, a
+    # full collection scans only what documents made (it took ~50 ms every 10-30 PDFs before).
+    gc.freeze()
     fresh = rss_mib()
     conn.send((READY, fresh))
     while True:
