@@ -42,6 +42,9 @@ _PRELOAD = ["docclean_assets.extract.api", "docclean_assets.extract.worker", "py
 _CTX = mp.get_context("forkserver")
 _ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
 _EXIT_WAIT_S = 5.0  # seconds a worker that said it will exit is given before it is killed
+# Documents sent to a worker at once: the one it parses and the next, waiting in its pipe, so it
+# never idles while this process takes a result, writes a batch or reports.
+DEPTH = 2
 _CTX.set_forkserver_preload(_PRELOAD)
 
 
@@ -113,7 +116,8 @@ def _starting() -> Iterator[None]:
 
 
 class _Worker:
-    """One warm worker process as the process running the jobs sees it: starting, idle or on a job."""
+    """One warm worker process as the process running the jobs sees it: starting, idle, or with a
+    queue of sent jobs whose head it is parsing."""
 
     def __init__(self, limits: LimitSettings) -> None:
         parent, child = _CTX.Pipe()
@@ -126,23 +130,42 @@ class _Worker:
         self.fresh_mib: float | None = None  # resident memory when it said ready
         self.rss_mib: float | None = None  # resident memory after its last document
         self.documents = 0
-        self.job: Job | None = None
-        self.fresh_only = False  # its job failed for memory in a warm worker: it runs here, fresh, once more
-        self.sent = time.monotonic()  # when its job was sent (while starting: when it was started)
+        self.queue: deque[Job] = deque()  # sent to it in order (while it starts: to be sent); the head runs
+        self.started = time.monotonic()  # when the head job began (while starting: when the process did)
         self.kept: dict[int, tuple[int, object]] = {}  # id -> (number, object) of the settings it holds
 
     def grown_mib(self) -> float:
         """How far its resident memory has grown since it started."""
         return 0.0 if self.fresh_mib is None or self.rss_mib is None else self.rss_mib - self.fresh_mib
 
-    def send(self, job: Job, extractor: str, limits: LimitSettings) -> None:
+    def assign(self, job: Job, extractor: str, limits: LimitSettings) -> None:
+        """Queue a job here; sent at once when the worker is ready, else when it says it is."""
+        if self.ready:
+            if not self.queue:
+                self.started = time.monotonic()
+            self._send(job, extractor, limits)
+        self.queue.append(job)
+
+    def on_ready(self, fresh_mib: float | None, extractor: str, limits: LimitSettings) -> None:
+        self.ready, self.fresh_mib, self.started = True, fresh_mib, time.monotonic()
+        for job in self.queue:
+            self._send(job, extractor, limits)
+
+    def _send(self, job: Job, extractor: str, limits: LimitSettings) -> None:
         buf = io.BytesIO()
         _JobPickler(buf, self.kept).dump((extractor, job, limits))
-        self.conn.send_bytes(buf.getbuffer())
-        self.sent = time.monotonic()
+        try:
+            self.conn.send_bytes(buf.getbuffer())
+        except OSError:  # it has just left (its goodbye or its death is still to be read): sent again then
+            pass
+
+    def limit(self, limits: LimitSettings) -> float:
+        """Seconds the head job has (its OCR grant, else the default), or the worker to start."""
+        job = self.queue[0] if self.queue and self.ready else None
+        return job.timeout_s if job is not None and job.timeout_s is not None else limits.timeout_s
 
     def stop(self) -> None:
-        """Let it exit on its own (it has no document)."""
+        """Let an idle worker exit on its own."""
         try:
             self.conn.send(None)
         except OSError:
@@ -215,142 +238,136 @@ _IDLE = _Idle()
 
 
 def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAULT_EXTRACTOR) -> Iterator[tuple[Job, Outcome]]:
-    """Yield (job, outcome) as documents finish, at most `limits.workers` at a time; jobs are taken
-    from the iterable only as workers free up, so a source of any size is never listed in memory."""
-    pending = iter(jobs)
-    size = limits.workers or os.cpu_count() or 1
-    again: deque[tuple[Job, bool]] = deque()  # jobs to send again (and whether only a fresh worker may take them)
-    busy: dict[Connection, _Worker] = {}
+    """Yield (job, outcome) as documents finish, parsed by at most `limits.workers` workers at a time,
+    each sent up to DEPTH documents; jobs are taken from the iterable only as workers have room for
+    them, so a source of any size is never listed in memory."""
+    run = _Run(iter(jobs), limits, extractor)
     try:
         while True:
-            while len(busy) < size:
-                item = again.popleft() if again else next(((j, False) for j in pending), None)
-                if item is None:
-                    break
-                w = _assign(item, limits, extractor)
-                busy[w.conn] = w
-            if not busy:
+            run.fill()
+            if not run.busy:
                 return
-            deadline = min(w.sent + _limit(w, limits) for w in busy.values())
-            for conn in wait(list(busy), timeout=max(0.0, deadline - time.monotonic())):
-                w = busy.pop(conn)  # type: ignore[arg-type]
-                done = _receive(w, limits, extractor, again)
-                if w.job is not None:
-                    busy[w.conn] = w
-                if done is not None:
-                    yield done
+            deadline = min(w.started + w.limit(limits) for w in run.busy.values())
+            for conn in wait(list(run.busy), timeout=max(0.0, deadline - time.monotonic())):
+                if (w := run.busy.get(conn)) is not None:  # type: ignore[call-overload]
+                    yield from run.receive(w)
             now = time.monotonic()
-            for conn, w in list(busy.items()):
-                if now - w.sent >= _limit(w, limits):
-                    busy.pop(conn)
-                    w.kill()
-                    yield _overrun(w, limits, now)
+            for w in [w for w in run.busy.values() if now - w.started >= w.limit(limits)]:
+                yield run.overrun(w, now)
     finally:
-        for w in busy.values():
+        for w in run.busy.values():
             w.kill()
 
 
-def _assign(item: tuple[Job, bool], limits: LimitSettings, extractor: str) -> _Worker:
-    """A worker with this job: an idle warm one (unless the job must have a fresh one), else a new
-    one that is sent the job when it says it is ready."""
-    job, fresh_only = item
-    w = None if fresh_only else _IDLE.take(limits)
-    if w is None:
-        w = _Worker(limits)
-    w.job, w.fresh_only = job, fresh_only
-    if w.ready:
-        w.send(job, extractor, limits)
-    return w
+class _Run:
+    """One run_jobs call: its workers with work, and the jobs to send again."""
 
+    def __init__(self, pending: Iterator[Job], limits: LimitSettings, extractor: str) -> None:
+        self.pending, self.limits, self.extractor = pending, limits, extractor
+        self.size = limits.workers or os.cpu_count() or 1
+        self.busy: dict[Connection, _Worker] = {}
+        self.again: deque[Job] = deque()  # sent to a worker that left before parsing them: not their doing
+        self.fresh: deque[Job] = deque()  # failed in a warm worker: once more, each in a fresh one
 
-def _receive(w: _Worker, limits: LimitSettings, extractor: str, again: deque[tuple[Job, bool]]) -> tuple[Job, Outcome] | None:
-    """Take what a worker on a job sent: it is ready (send the job), it left before taking the job
-    (send the job again elsewhere), or its outcome. The worker keeps `w.job` only while it runs one."""
-    job = w.job
-    assert job is not None
-    warm = w.documents > 0  # it had parsed other documents before this one (a fresh_only one has not)
-    try:
-        message = w.conn.recv()
-    except (EOFError, OSError):
-        message = None
-    except Exception as exc:  # noqa: BLE001 - a result that cannot be unpickled is that document's error
-        w.job = None
+    def _next(self) -> Job | None:
+        return self.again.popleft() if self.again else next(self.pending, None)
+
+    def fill(self) -> None:
+        """Give every free slot a worker with work, then every worker up to DEPTH jobs."""
+        while self.fresh and len(self.busy) < self.size:
+            self._add(_Worker(self.limits), self.fresh.popleft())
+        while len(self.busy) < self.size and (job := self._next()) is not None:
+            self._add(_IDLE.take(self.limits) or _Worker(self.limits), job)
+        for w in list(self.busy.values()):
+            while len(w.queue) < DEPTH and (job := self._next()) is not None:
+                w.assign(job, self.extractor, self.limits)
+
+    def _add(self, w: _Worker, job: Job) -> None:
+        w.assign(job, self.extractor, self.limits)
+        self.busy[w.conn] = w
+
+    def _drop(self, w: _Worker) -> None:
+        """The worker has left or is killed: forget it; what it was sent and did not parse goes again."""
+        self.busy.pop(w.conn, None)
+        self.again.extend(w.queue)
+        w.queue.clear()
+
+    def receive(self, w: _Worker) -> Iterator[tuple[Job, Outcome]]:
+        """Take one message of a worker: it is ready, it left idle as jobs came (they go again), it
+        died (its head job's outcome), or its head job's outcome."""
+        try:
+            message = w.conn.recv()
+        except (EOFError, OSError):
+            message = None
+        except Exception as exc:  # noqa: BLE001 - a result that cannot be unpickled is that document's error
+            job = w.queue.popleft()
+            w.kill()
+            self._drop(w)
+            yield job, Outcome(None, f"unreadable worker result ({type(exc).__name__}: {exc})",
+                               time.monotonic() - w.started, "crash")
+            return
+        if message is not None and message[0] == READY:
+            w.on_ready(message[1], self.extractor, self.limits)
+            return
+        if message is not None and message[0] == BYE:
+            w.conn.close()
+            self._drop(w)
+            return
+        job, warm = w.queue.popleft(), w.documents > 0  # a worker started for a retry is not warm
+        if message is None:  # it died: a crash in a native library, the kernel's OOM killer
+            w.conn.close()
+            w.proc.join()
+            self._drop(w)
+            if not self._again_fresh(job, "died", warm):
+                yield job, _died(w, time.monotonic() - w.started)
+            return
+        kind, payload, peak, rss, seconds = message
+        w.documents, w.rss_mib, w.started = w.documents + 1, rss, time.monotonic()
+        self._settle(w, kind)
+        if self._again_fresh(job, kind, warm):
+            return
+        yield job, Outcome(payload if kind == "ok" else None, None if kind == "ok" else payload, seconds, kind, peak)
+
+    def _again_fresh(self, job: Job, kind: str, warm: bool) -> bool:
+        """Whether a document that failed in a warm worker goes once more to a fresh one: a worker that
+        had grown leaves less room under the ceiling, and native code out of room dies (C++ bad_alloc
+        aborts, OpenCV's import segfaults) rather than raising MemoryError, so a memory failure, a
+        death or an unexpected exception is not charged to the document before a fresh worker sees it."""
+        if kind in CLEAN_KINDS or kind == "timeout" or not warm:
+            return False
+        self.fresh.append(job)
+        return True
+
+    def _settle(self, w: _Worker, kind: str) -> None:
+        """After a document: the worker carries on, goes back to the idle ones, or has left (a suspect
+        outcome: it exits by itself; one grown too far or done with its share says goodbye next)."""
+        if kind not in CLEAN_KINDS:
+            w.conn.close()
+            w.proc.join(timeout=_EXIT_WAIT_S)
+            if w.proc.is_alive():
+                w.kill()
+            self._drop(w)
+            return
+        if not w.queue:  # a worker that is leaving has said so after this result: the pool drops it
+            self.busy.pop(w.conn, None)
+            _IDLE.give(w)
+
+    def overrun(self, w: _Worker, now: float) -> tuple[Job, Outcome]:
+        """The outcome of a head job whose worker ran out of time (the worker is killed)."""
+        limit = w.limit(self.limits)
+        job = w.queue.popleft()
         w.kill()
-        return job, Outcome(None, f"unreadable worker result ({type(exc).__name__}: {exc})", time.monotonic() - w.sent, "crash")
-    if message is None:  # the worker died: a crash in a native library, the kernel's OOM killer
-        w.job = None
-        w.conn.close()
-        w.proc.join()
-        if _again_fresh(job, "died", warm, again):
-            return None
-        code = w.proc.exitcode
-        what = "worker died" if w.ready else "worker died while starting"
-        why = f"{what} (exit code {code}{', likely out of memory' if code == -9 else ''})"
-        return job, Outcome(None, why, time.monotonic() - w.sent, "died")
-    if message[0] == READY:
-        w.ready, w.fresh_mib = True, message[1]
-        w.send(job, extractor, limits)
-        return None
-    w.job = None
-    if message[0] == BYE:  # it left, idle, as the job was on its way: not the job's doing
-        w.conn.close()
-        again.appendleft((job, w.fresh_only))
-        return None
-    kind, payload, peak, rss = message
-    seconds = time.monotonic() - w.sent
-    _settle(w, kind, rss, limits)
-    if _again_fresh(job, kind, warm, again):
-        return None
-    if kind == "ok":
-        return job, Outcome(payload, None, seconds, "ok", peak)
-    return job, Outcome(None, payload, seconds, kind, peak)
+        self._drop(w)
+        what = f"timed out after {limit:g} s" if w.ready else f"worker did not start within {limit:g} s"
+        return job, Outcome(None, what, now - w.started, "timeout")
 
 
-def _again_fresh(job: Job, kind: str, warm: bool, again: deque[tuple[Job, bool]]) -> bool:
-    """Whether a document that failed in a warm worker goes once more to a fresh one: a worker that
-    had grown leaves less room under the ceiling, and native code out of room dies (C++ bad_alloc
-    aborts, OpenCV's import segfaults) rather than raising MemoryError, so a memory failure, a
-    death or an unexpected exception is not charged to the document before a fresh worker sees it."""
-    if kind in CLEAN_KINDS or kind == "timeout" or not warm:
-        return False
-    again.appendleft((job, True))
-    return True
-
-
-def _settle(w: _Worker, kind: str, rss_mib: float | None, limits: LimitSettings) -> None:
-    """After a document: the worker goes back to the idle ones, or is replaced (a suspect outcome, it
-    has grown too far, or it has taken its share of documents)."""
-    w.documents += 1
-    w.rss_mib = rss_mib
-    if kind not in CLEAN_KINDS:  # it exits by itself
-        w.conn.close()
-        w.proc.join(timeout=_EXIT_WAIT_S)
-        if w.proc.is_alive():
-            w.kill()
-    elif _spent(w, limits):
-        w.stop()
-    else:
-        _IDLE.give(w)
+def _died(w: _Worker, seconds: float) -> Outcome:
+    code = w.proc.exitcode
+    what = "worker died" if w.ready else "worker died while starting"
+    return Outcome(None, f"{what} (exit code {code}{', likely out of memory' if code == -9 else ''})", seconds, "died")
 
 
 def _spent(w: _Worker, limits: LimitSettings) -> bool:
     """Whether a worker has taken its share of documents or grown too far to take another."""
     return w.documents >= limits.worker_max_documents or w.grown_mib() > limits.worker_max_growth_mb
-
-
-def _limit(w: _Worker, limits: LimitSettings) -> float:
-    """Seconds the worker has for its job (an OCR grant, else the default), or to start."""
-    job = w.job
-    if not w.ready or job is None:
-        return limits.timeout_s
-    return job.timeout_s if job.timeout_s is not None else limits.timeout_s
-
-
-def _overrun(w: _Worker, limits: LimitSettings, now: float) -> tuple[Job, Outcome]:
-    """The outcome of a job whose worker ran out of time (and was killed)."""
-    job = w.job
-    assert job is not None
-    limit = _limit(w, limits)
-    if not w.ready:
-        return job, Outcome(None, f"worker did not start within {limit:g} s", now - w.sent, "timeout")
-    return job, Outcome(None, f"timed out after {limit:g} s", now - w.sent, "timeout")

@@ -15,6 +15,7 @@ import pickle
 import resource
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from functools import cache
@@ -73,8 +74,9 @@ def recall(number: int) -> Any:
 
 def serve(conn: Connection, lifeline: Connection, idle_s: float) -> None:
     """Worker body: die with docclean, say ready, then run (extractor, job, limits) messages until
-    told to stop (None), the pipe closes, no document comes for `idle_s` (then the last document's
-    `worker_idle_s`; it says goodbye), or an outcome leaves the process suspect."""
+    told to stop (None), the pipe closes, an outcome leaves the process suspect, or it says goodbye:
+    after `worker_max_documents`, past `worker_max_growth_mb`, or when no document came for `idle_s`
+    (then the last document's `worker_idle_s`)."""
     watch(lifeline)
     # Arrow's default allocator (mimalloc) takes address space in large segments: under a ceiling, a
     # worker with room left failed "realloc of size 4096" while making a small page's rows (seen once,
@@ -86,6 +88,7 @@ def serve(conn: Connection, lifeline: Connection, idle_s: float) -> None:
     gc.freeze()
     fresh = rss_mib()
     conn.send((READY, fresh))
+    documents = 0
     while True:
         if not conn.poll(idle_s):
             conn.send((BYE,))
@@ -96,6 +99,7 @@ def serve(conn: Connection, lifeline: Connection, idle_s: float) -> None:
             return
         if message is None:
             return
+        started = time.perf_counter()
         extractor, job, limits = message
         idle_s = limits.worker_idle_s  # the settings of the run that sent the last document
         reset_peak()
@@ -103,8 +107,13 @@ def serve(conn: Connection, lifeline: Connection, idle_s: float) -> None:
         kind, payload = run(extractor, job, limits)
         peak = peak_rss_mib()
         _cap(None, hard)  # the result is made: sending it (a copy as it is pickled) is not the document's
-        conn.send((kind, payload, peak, settled_rss_mib(fresh, limits)))
+        rss = settled_rss_mib(fresh, limits)
+        conn.send((kind, payload, peak, rss, time.perf_counter() - started))
+        documents += 1
         if kind not in CLEAN_KINDS:
+            return
+        if documents >= limits.worker_max_documents or grown(fresh, rss) > limits.worker_max_growth_mb:
+            conn.send((BYE,))  # what was sent meanwhile is sent to another worker
             return
 
 
@@ -167,12 +176,17 @@ def rss_mib() -> float | None:
     return None if kib is None else kib / 1024
 
 
+def grown(fresh: float | None, rss: float | None) -> float:
+    """MiB of resident memory a worker holds beyond what it held fresh (0 when unknown)."""
+    return 0.0 if fresh is None or rss is None else rss - fresh
+
+
 def settled_rss_mib(fresh: float | None, limits: LimitSettings) -> float | None:
     """Resident memory after a document; past `worker_max_growth_mb` above the fresh worker's, after
     collecting its cycles and returning the C heap's free pages to the system (a 10-K filing leaves
     ~200 MiB of freed but held heap; this takes 5-20 ms, and only after such documents)."""
     rss = rss_mib()
-    if rss is None or fresh is None or rss - fresh <= limits.worker_max_growth_mb:
+    if grown(fresh, rss) <= limits.worker_max_growth_mb:
         return rss
     gc.collect()
     if _malloc_trim is not None:
