@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from docclean_assets.extract.model import Block, DocReport
+from docclean_assets.extract.model import BBox, Block, DocReport
 from docclean_assets.extract.schema import (
-    CONTENT_DOCS, CONTENT_SCHEMA, LOSS_FIELDS, REPORT_COLUMNS, REPORT_DOCS, REPORT_FIELDS, block_row, fit_block_row,
-    fit_row, report_fields, row_to_block,
+    UNFIT, CONTENT_DOCS, CONTENT_SCHEMA, LOSS_FIELDS, REPORT_COLUMNS, REPORT_DOCS, REPORT_FIELDS, block_row,
+    content_arrays, fit_block_row, fit_row, report_fields,
 )
 
 # Columns that say which document a row belongs to; every per-document table starts with them.
@@ -159,14 +159,32 @@ def content_to_blocks_table(ref: DocRef, content: pa.Table) -> pa.Table:
 
 
 def blocks_to_table(items: Iterable[tuple[DocRef, Block]]) -> pa.Table:
-    """A BLOCKS_SCHEMA table from (document, block) pairs."""
+    """A BLOCKS_SCHEMA table from (document, block) pairs: column by column when every value fits
+    as it is, else row by row, each value fitted."""
+    items = list(items)
+    content = content_arrays([b for _, b in items])
+    if content is not None:
+        try:
+            docs = [pa.array([getattr(ref, f.name) for ref, _ in items], f.type) for f in DOC_FIELDS]
+            if not any(a.null_count for a, f in zip(docs, DOC_FIELDS) if not f.nullable):
+                return pa.Table.from_arrays([*docs, *content], schema=BLOCKS_SCHEMA)
+        except UNFIT:
+            pass
     return pa.Table.from_pylist([block_to_row(ref, b) for ref, b in items], schema=BLOCKS_SCHEMA)
 
 
 def table_to_blocks(table: pa.Table) -> Iterator[tuple[DocRef, Block]]:
     """(document, block) pairs back from a BLOCKS_SCHEMA table."""
-    for row in table.to_pylist():
-        yield DocRef(row["source"], row["doc_id"], row["path"], row["format"]), row_to_block(row)
+    cols = table.to_pydict()  # column by column: a dict per row costs more than the blocks
+    docs = zip(*(cols[f.name] for f in DOC_FIELDS))
+    ref = None
+    for key, seq, page, x0, y0, x1, y1, kind, text, orig, drop, level, anchor, meta in zip(
+            docs, *(cols[f.name] for f in CONTENT_SCHEMA)):
+        if ref is None or key != (ref.source, ref.doc_id, ref.path, ref.format):
+            ref = DocRef(*key)
+        box = None if x0 is None else BBox(x0, y0, x1, y1)
+        yield ref, Block(kind=kind, text=text, seq=seq, orig_text=orig, page=page, bbox=box, drop_reason=drop,
+                         level=level, anchor=anchor, meta=tuple((k, v) for k, v in (meta or ())))
 
 
 def report_to_row(ref: DocRef, report: DocReport | dict | None, *, status: str, error: str | None,

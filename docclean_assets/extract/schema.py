@@ -4,7 +4,7 @@ built on these in the Dagster layer (docclean_assets/tables.py)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 
@@ -206,12 +206,55 @@ def fit_block_row(row: dict, schema: pa.Schema) -> tuple[dict, int]:
 
 def blocks_to_content(blocks: Iterable[Block]) -> tuple[pa.Table, int]:
     """A CONTENT_SCHEMA table of one document's blocks, and how many values had to be changed to fit."""
+    blocks = list(blocks)
+    arrays = content_arrays(blocks)
+    if arrays is not None:
+        return pa.Table.from_arrays(arrays, schema=CONTENT_SCHEMA), 0
     rows, changed = [], 0
     for b in blocks:
         row, n = fit_block_row(block_row(b), CONTENT_SCHEMA)
         rows.append(row)
         changed += n
     return pa.Table.from_pylist(rows, schema=CONTENT_SCHEMA), changed
+
+
+# What Arrow raises when a column's values do not all fit its type as they are.
+UNFIT = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeError, TypeError, ValueError)
+_REQUIRED = tuple(i for i, f in enumerate(CONTENT_SCHEMA) if not f.nullable)
+_PY_TYPES = [frozenset({type(None), int if pa.types.is_integer(f.type) else float if pa.types.is_floating(f.type) else str})
+             for f in CONTENT_SCHEMA]  # per column but the last (meta)
+
+
+def content_arrays(blocks: Sequence[Block]) -> list[pa.Array] | None:
+    """The CONTENT_SCHEMA columns of blocks whose every value fits its column as it is, built column
+    by column (a tenth of the row-by-row cost); None when any value needs fitting (fit_block_row
+    decides it then): a number out of range, a box coordinate that is not finite, a lone surrogate,
+    a value of another type, a NULL where the column takes none."""
+    cols: list[list] = [[] for _ in CONTENT_SCHEMA]
+    seq, page, x0, y0, x1, y1, kind, text, orig, drop, level, anchor, meta = cols
+    isfinite = math.isfinite
+    try:
+        for b in blocks:
+            box = b.bbox
+            if box is None:
+                x0.append(None), y0.append(None), x1.append(None), y1.append(None)
+            elif isfinite(box.x0) and isfinite(box.y0) and isfinite(box.x1) and isfinite(box.y1):
+                x0.append(box.x0), y0.append(box.y0), x1.append(box.x1), y1.append(box.y1)
+            else:
+                return None
+            seq.append(b.seq), page.append(b.page), kind.append(b.kind), text.append(b.text)
+            orig.append(b.orig_text), drop.append(b.drop_reason), level.append(b.level), anchor.append(b.anchor)
+            meta.append(b.meta)
+        # Arrow takes some values fit_value changes (2.5 truncated into an int column, bytes decoded
+        # into a string one): every value must be of its column's own Python type.
+        if not all(set(map(type, col)) <= _PY_TYPES[i] for i, col in enumerate(cols[:-1])):
+            return None
+        if not all(type(k) is str and type(v) is str for m in meta for k, v in m):
+            return None
+        arrays = [pa.array(col, f.type) for col, f in zip(cols, CONTENT_SCHEMA)]
+    except UNFIT:
+        return None
+    return None if any(arrays[i].null_count for i in _REQUIRED) else arrays
 
 
 @dataclass(frozen=True, slots=True)

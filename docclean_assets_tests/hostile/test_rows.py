@@ -100,6 +100,35 @@ def test_fit_row_fast_paths_agree_with_fit_value_on_every_kind_of_value():
             assert (row["c"], changed) == (expected[0], int(expected[1])), (typ, value)
 
 
+def test_blocks_become_columns_only_when_every_value_fits_as_it_is():
+    """blocks_to_content and blocks_to_table build columns directly; a block with any value that
+    needs fitting sends the document through the row-by-row path, so the table and the change count
+    are always the fitted ones."""
+    from docclean_assets.extract.model import BBox, Block
+    from docclean_assets.extract.schema import CONTENT_SCHEMA, block_row, blocks_to_content, content_arrays, fit_block_row
+    from docclean_assets.tables import BLOCKS_SCHEMA, DocRef, block_to_row, blocks_to_table, table_to_blocks
+
+    plain = [Block(kind="heading", text="Title", seq=0, page=1, bbox=BBox(1.0, 2.0, 3.0, 4.0), level=1),
+             Block(kind="paragraph", text="caf\u00e9 \u201cquoted\u201d", seq=1, orig_text="x", meta=(("k", "v"),)),
+             Block(kind="paragraph", text="dropped", seq=2, drop_reason="boilerplate", anchor=0)]
+    odd = [Block(kind="paragraph", text="t", seq=3, bbox=BBox(0.0, 0.0, float("inf"), 1.0)),
+           Block(kind="paragraph", text="t", seq=4, page=2**40), Block(kind="paragraph", text="t", seq=5, level=2.5),
+           Block(kind="paragraph", text="p\udce9", seq=6), Block(kind="paragraph", text="t", seq=7, meta=(("k", 1),)),
+           Block(kind="paragraph", text="t", seq=8, meta=(("k", None),)), Block(kind="paragraph", text="t", seq=9, orig_text=b"x"),
+           Block(kind="paragraph", text="t", seq=10, bbox=BBox(0, 0, 1, 1)), Block(kind="paragraph", text=None, seq=11)]
+    assert content_arrays(plain) is not None
+    for blocks in [plain, *([*plain, b] for b in odd)]:
+        rows = [fit_block_row(block_row(b), CONTENT_SCHEMA) for b in blocks]
+        table, changed = blocks_to_content(blocks)
+        assert table.equals(pa.Table.from_pylist([r for r, _ in rows], schema=CONTENT_SCHEMA))
+        assert changed == sum(n for _, n in rows)
+        ref = DocRef("s", "d", "p", "html")
+        assert blocks_to_table((ref, b) for b in blocks).equals(
+            pa.Table.from_pylist([block_to_row(ref, b) for b in blocks], schema=BLOCKS_SCHEMA))
+    table = blocks_to_table((DocRef("s", "d", f"p{b.seq % 2}", "pdf"), b) for b in plain)
+    assert [(r.path, b) for r, b in table_to_blocks(table)] == [(f"p{b.seq % 2}", b) for b in plain]
+
+
 @pytest.mark.parametrize("raw_name", [b"caf\xe9.html", b"\xff\xfe.html", b"back\\slash.html", b"plain.html"])
 def test_file_names_are_stored_losslessly(tmp_path, raw_name):
     src = _source(tmp_path, {b"sub\xe9/" + raw_name: C.good_html()})
