@@ -1,4 +1,5 @@
-"""The quality gate: docclean's quality figures pinned in bench/baseline.json with the corpus hash."""
+"""The gate: docclean's quality figures pinned in bench/baseline.json with the corpus hash, and the
+pipeline's speed ratios (bench/pipeline_speed.py) pinned beside them."""
 from __future__ import annotations
 
 import datetime as dt
@@ -7,6 +8,10 @@ from pathlib import Path
 
 BASELINE = Path(__file__).resolve().parent / "baseline.json"
 NOISE_MARGIN = 0.01  # absolute: a figure may sit this far below its floor before the gate fails
+# Relative: a speed ratio may sit this share below its floor before the gate fails. The ratios are
+# measured against the library in the same run, so a slower machine moves both sides; what is left
+# is the run-to-run spread on the 2-core machine (bench/README.md, "The pipeline around the library").
+SPEED_NOISE_MARGIN = 0.15
 SKIP_KEYS = {"n", "f1_ci", "n_with", "n_without", "n_checks", "not_scored", "n_strings", "n_deleted",
              "n_inserted", "n_notes"}
 
@@ -66,5 +71,37 @@ def check(quality: dict, corpus_hash: str, lower_reason: str | None, raise_floor
 
 
 def _save(path: Path, corpus_hash: str, floors: dict, history: list) -> None:
-    path.write_text(json.dumps({"corpus_hash": corpus_hash, "noise_margin": NOISE_MARGIN,
-                                "floors": floors, "history": history}, indent=1, sort_keys=True) + "\n")
+    """Write the quality floors, keeping whatever else the file holds (the speed floors)."""
+    base = json.loads(path.read_text()) if path.exists() else {}
+    base.update(corpus_hash=corpus_hash, noise_margin=NOISE_MARGIN, floors=floors, history=history)
+    path.write_text(json.dumps(base, indent=1, sort_keys=True) + "\n")
+
+
+def check_speed(figures: dict[str, float], lower_reason: str | None, raise_floors: bool, write: bool,
+                path: Path = BASELINE) -> tuple[bool, list[str]]:
+    """The pipeline's speed ratios (higher is better) against `speed_floors`: pinned when there are
+    none (or with --lower-floors REASON), raised with --raise-floors; (passed, messages)."""
+    base = json.loads(path.read_text()) if path.exists() else {}
+    floors, margin = base.get("speed_floors"), base.get("speed_noise_margin", SPEED_NOISE_MARGIN)
+    if not figures:
+        return True, ["speed gate: no pipeline figures in this run"]
+    if floors is None or lower_reason:
+        if not write:
+            return True, ["speed gate: no speed floors to compare"]
+        base.update(speed_floors=dict(sorted(figures.items())), speed_noise_margin=margin)
+        base.setdefault("history", []).append({"date": dt.date.today().isoformat(),
+                                               "action": "speed pinned" if floors is None else "speed lowered",
+                                               "reason": lower_reason or "initial pin of the speed floors"})
+        path.write_text(json.dumps(base, indent=1, sort_keys=True) + "\n")
+        return True, [f"speed gate: floors {'pinned' if floors is None else 're-pinned'} at this run's ratios "
+                      f"({len(figures)} figures)"]
+    failed = [f"{k}: {figures[k]:.3f} < floor {v:.3f} less {margin:.0%}" if k in figures else f"{k}: missing"
+              for k, v in sorted(floors.items()) if k not in figures or figures[k] < v * (1 - margin)]
+    msgs = [f"speed gate FAIL {m}" for m in failed] or [
+        f"speed gate: all {len(floors)} pipeline ratios at or above their floors (margin {margin:.0%})"]
+    if raise_floors and write and not failed:
+        base["speed_floors"] = {k: max(v, figures.get(k, v)) for k, v in floors.items()} | {
+            k: v for k, v in figures.items() if k not in floors}
+        path.write_text(json.dumps(base, indent=1, sort_keys=True) + "\n")
+        msgs.append("speed gate: floors raised to this run's ratios where higher")
+    return not failed, msgs

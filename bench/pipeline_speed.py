@@ -8,7 +8,8 @@ around the extraction.
 For each format a generated source (bench/scale_docs.py: unique documents made from data/samples) is
 parsed three ways, one after the other in one run:
 1. **library**: `extract_document` on each file in one warm process (its modules imported and one
-   document of the format extracted before the clock starts), the file read included: one core;
+   document of the format extracted before the clock starts), the file read included: one core; timed
+   before and after (2) and averaged, since the machine's speed drifts within minutes;
 2. **one worker**: `docclean run` with `limits.workers: 1` over all four sources; per format the sum of
    `parse_seconds` (a document's time from being sent to its worker to its rows coming back) against (1);
 3. **two workers**: `docclean run` with `limits.workers: 2`, one source per run, on the machine's cores:
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -99,16 +101,25 @@ def _parse_seconds(data_dir: Path, env: dict) -> dict[str, dict]:
     return {r["source"]: {"documents": int(r["n"]), "ok": int(r["ok"]), "seconds": float(r["s"])} for r in rows}
 
 
+_FINISHED = re.compile(r"finished: \d+/\d+ documents in .*?\(([\d.]+) docs/s\)")
+
+
+def _parse_rate(log: Path) -> float | None:
+    """The parse's own documents/s, from its `finished:` line (None when the run printed none)."""
+    found = _FINISHED.findall(log.read_text(errors="replace"))
+    return float(found[-1]) if found else None
+
+
 def measure(work: Path, sizes: dict[str, int], log=print) -> dict:  # noqa: ANN001 - a print-like function
     """Every figure of the bench for these sizes, scratch data under `work`."""
     setup = Setup(docclean_env(work / "dagster_home"), become_subreaper())
-    folders, library = {}, {}
+    folders, library, warms = {}, {}, {}
     for fmt, n in sizes.items():
         folders[fmt] = work / "src" / fmt
         shutil.rmtree(folders[fmt], ignore_errors=True)
         generate(folders[fmt], fmt, n)
-        [warm] = generate(work / "warm" / fmt, fmt, 1, first=n)  # not one of the source's documents
-        library[fmt] = _library(folders[fmt], fmt, warm)
+        [warms[fmt]] = generate(work / "warm" / fmt, fmt, 1, first=n)  # not one of the source's documents
+        library[fmt] = _library(folders[fmt], fmt, warms[fmt])
         log(f"library {fmt}: {n} documents in {library[fmt]['seconds']:.2f} s")
 
     one = work / "one_worker"
@@ -117,6 +128,11 @@ def measure(work: Path, sizes: dict[str, int], log=print) -> dict:  # noqa: ANN0
     run1 = run_docclean(setup, work / "one.yaml", one, work / "one.log")
     parsed = _parse_seconds(one, setup.env)
     log(f"one worker: whole run {run1.wall_s:.1f} s; parse_seconds {json.dumps(parsed)}")
+    for fmt in sizes:  # the library again, after: this machine's speed drifts by 10-25% within minutes
+        again = _library(folders[fmt], fmt, warms[fmt])
+        library[fmt] = {**library[fmt], "seconds_before": library[fmt]["seconds"], "seconds_after": again["seconds"],
+                        "seconds": (library[fmt]["seconds"] + again["seconds"]) / 2}
+        log(f"library {fmt} again: {again['seconds']:.2f} s")
 
     results = {}
     for fmt, n in sizes.items():
@@ -131,12 +147,15 @@ def measure(work: Path, sizes: dict[str, int], log=print) -> dict:  # noqa: ANN0
         lib_rate = n / lib["seconds"]
         results[fmt] = {
             "documents": n, "library_s": round(lib["seconds"], 3), "library_docs_s": round(lib_rate, 1),
+            "library_s_before_after": [round(lib["seconds_before"], 3), round(lib["seconds_after"], 3)],
             "library_ms_per_doc": round(1000 * lib["seconds"] / n, 2),
             "parse_seconds_sum": round(p["seconds"], 3),
             "parse_overhead_ratio": round(p["seconds"] / lib["seconds"], 3),
             "overhead_ms_per_doc": round(1000 * (p["seconds"] - lib["seconds"]) / n, 2),
             "run2_wall_s": run2.wall_s, "run2_cpu_s": run2.cpu_s, "run2_docs_s": round(n / run2.wall_s, 1),
             "run2_rate_ratio": round(n / run2.wall_s / lib_rate, 3),
+            "run2_parse_docs_s": (parse_rate := _parse_rate(work / f"two_{fmt}.log")),
+            "run2_parse_rate_ratio": None if parse_rate is None else round(parse_rate / lib_rate, 3),
             "rerun_wall_s": rerun.wall_s, "peak_tree_pss_mib": run2.peaks.get("tree_pss"),
         }
         log(f"two workers {fmt}: {json.dumps(results[fmt])}")
@@ -154,14 +173,31 @@ def figures(result: dict) -> dict[str, float]:
 
 
 def markdown(result: dict) -> str:
-    lines = ["| format | documents | library ms/doc | sum parse_seconds / library (1 worker) | overhead ms/doc "
-             "| whole run, 2 workers: docs/s | / library's one-core docs/s | unchanged rerun s |",
+    lines = ["| format | documents | library ms/doc | 1 worker: sum parse_seconds / library | overhead ms/doc "
+             "| 2 workers: parse docs/s (/ library's one-core) | whole run docs/s (/ library's) | unchanged rerun s |",
              "|---|---|---|---|---|---|---|---|"]
     for fmt, r in result["formats"].items():
+        parse = "-" if r.get("run2_parse_docs_s") is None else f"{r['run2_parse_docs_s']} ({r['run2_parse_rate_ratio']:.2f}x)"
         lines.append(f"| {fmt} | {r['documents']} | {r['library_ms_per_doc']} | {r['parse_overhead_ratio']:.2f}x "
-                     f"| {r['overhead_ms_per_doc']} | {r['run2_docs_s']} | {r['run2_rate_ratio']:.2f}x "
+                     f"| {r['overhead_ms_per_doc']} | {parse} | {r['run2_docs_s']} ({r['run2_rate_ratio']:.2f}x) "
                      f"| {r['rerun_wall_s']} |")
     return "\n".join(lines)
+
+
+def for_bench(quick: bool) -> dict:
+    """The whole measure for `make bench` (a tenth of the sizes with --quick), its figures, or the
+    reason it could not be measured; scratch data removed."""
+    work = Path(tempfile.mkdtemp(prefix="docclean-pipeline-speed-"))
+    sizes = {f: max(1, n // QUICK_DIVISOR) for f, n in SIZES.items()} if quick else dict(SIZES)
+    try:
+        result = {"machine": machine(), **measure(work, sizes, lambda s: print(f"[bench] pipeline: {s}",
+                                                                               file=sys.stderr, flush=True))}
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        return {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result["figures"] = figures(result)
+    return result
 
 
 def sizes_from(args: argparse.Namespace) -> dict[str, int]:

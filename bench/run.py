@@ -16,7 +16,7 @@ from bench import deps
 
 deps.ensure_evallib()
 
-from bench import datasets, evaluate, gate, report, systems  # noqa: E402
+from bench import datasets, evaluate, gate, pipeline_speed, report, systems  # noqa: E402
 
 
 def _docclean_run(tmp: Path, sources: list[str], data_dir: str) -> tuple[float, int, str]:
@@ -72,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lower-floors", metavar="REASON", help="re-pin the gate's floors at this run's figures")
     ap.add_argument("--raise-floors", action="store_true", help="raise floors where this run is higher")
     ap.add_argument("--no-reingest", action="store_true", help="skip the re-ingestion timing")
+    ap.add_argument("--no-pipeline", action="store_true",
+                    help="skip the pipeline-against-library timing (bench/pipeline_speed.py)")
     ap.add_argument("--formats", help="comma-separated formats to run (e.g. pdf,html); writes bench/out/ "
                     "unless --out is given, and never reads or writes floors")
     args = ap.parse_args(argv)
@@ -121,10 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     speed = evaluate.speed(docs, outputs, runs)
     re_ingest = {"skipped": True} if args.no_reingest else reingest(docs)
     print(f"[bench] re-ingestion: {re_ingest}", file=sys.stderr)
+    pipeline = {"skipped": True} if args.no_pipeline else pipeline_speed.for_bench(args.quick)
     if partial:  # a subset's figures are not the pinned full-corpus figures
         passed, gate_msgs = True, ["gate: not applied to a partial run (floors are for the full run)"]
     else:
         passed, gate_msgs = gate.check(quality, chash, args.lower_floors, args.raise_floors, write=True)
+        fast, speed_msgs = gate.check_speed(pipeline.get("figures", {}), args.lower_floors, args.raise_floors,
+                                            write=True)
+        passed, gate_msgs = passed and fast, gate_msgs + speed_msgs
     meta = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "mode": "quick" if args.quick else ("formats " + args.formats if args.formats else "full"), "corpus": source, "corpus_hash": chash,
@@ -134,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                     for s in systems.SYSTEMS},
         "wall_s": time.perf_counter() - t0,
     }
-    report.write(out_dir, meta, quality, speed, re_ingest, gate_msgs, passed)
+    report.write(out_dir, meta, quality, speed, re_ingest, gate_msgs, passed, pipeline)
     for m in gate_msgs:
         print(f"[bench] {m}", file=sys.stderr)
     print(f"[bench] wrote {out_dir / 'RESULTS.md'} and results.json in {meta['wall_s']:.0f}s", file=sys.stderr)

@@ -86,6 +86,14 @@ def serve(conn: Connection, lifeline: Connection, idle_s: float) -> None:
     # The modules the fork server loaded are the worker's for life: out of the collector's sight, a
     # full collection scans only what documents made (it took ~50 ms every 10-30 PDFs before).
     gc.freeze()
+    try:
+        _documents(conn, idle_s, hard)
+    except (EOFError, OSError):  # the process that runs the jobs closed the pipe or is gone: no one to tell
+        pass
+
+
+def _documents(conn: Connection, idle_s: float, hard: int) -> None:
+    """Say ready, then parse what comes until it is time to stop (serve)."""
     fresh = rss_mib()
     conn.send((READY, fresh))
     documents = 0
@@ -93,10 +101,7 @@ def serve(conn: Connection, lifeline: Connection, idle_s: float) -> None:
         if not conn.poll(idle_s):
             conn.send((BYE,))
             return
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
+        message = conn.recv()
         if message is None:
             return
         started = time.perf_counter()

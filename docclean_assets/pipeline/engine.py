@@ -2,11 +2,12 @@
 default), or the workers of a Dask cluster (`dask`).
 
 On a cluster a Dask task is a few documents (`documents_per_task`). The worker reads each document's
-bytes from storage itself, and `isolate.run_jobs` parses each in a child process of the Dask worker, so
-the per-document wall-clock limit and memory ceiling hold there exactly as they do locally. The worker
-then writes the task's blocks as one Parquet part into the data table's folder and returns only the
-documents' reports and where the part is: the driver never ships document bytes or holds blocks, it
-commits parts (`Store.commit_pair(parts=...)`), and nothing a worker wrote is visible before that.
+bytes from storage itself, and `isolate.run_jobs` parses each in a warm child process of the Dask worker
+(kept for its next tasks), so the per-document wall-clock limit and memory ceiling hold there exactly as
+they do locally. The worker then writes the task's blocks as one Parquet part into the data table's
+folder and returns only the documents' reports and where the part is: the driver never ships document
+bytes or holds blocks, it commits parts (`Store.commit_pair(parts=...)`), and nothing a worker wrote is
+visible before that.
 
 A Dask worker that dies mid-task (killed, out of memory, its machine gone) has its tasks rescheduled
 on the others by the scheduler. A task that fails even so (its workers died
