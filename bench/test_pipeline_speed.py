@@ -32,8 +32,8 @@ def test_speed_gate_pins_passes_within_its_margin_fails_below_and_raises(tmp_pat
     ok, msgs = gate.check_speed({"pipeline/html:run2_rate_ratio": 1.0}, None, False, True, path)
     assert ok and "pinned" in msgs[0]
     assert json.loads(path.read_text())["floors"] == {"q:f1": 0.9}  # the quality floors are kept
-    assert gate.check_speed({"pipeline/html:run2_rate_ratio": 0.9}, None, False, True, path)[0]  # within 15%
-    ok, msgs = gate.check_speed({"pipeline/html:run2_rate_ratio": 0.8}, None, False, True, path)
+    assert gate.check_speed({"pipeline/html:run2_rate_ratio": 0.75}, None, False, True, path)[0]  # within 30%
+    ok, msgs = gate.check_speed({"pipeline/html:run2_rate_ratio": 0.65}, None, False, True, path)
     assert not ok and "FAIL" in msgs[0]
     assert gate.check_speed({}, None, False, True, path)[0]  # nothing measured: nothing to fail
     assert not gate.check_speed({"pipeline/pdf:run2_rate_ratio": 2.0}, None, False, True, path)[0]  # missing figure

@@ -3,12 +3,13 @@ several at once; a crash, a hang or a memory blow-up becomes that document's err
 
 Workers are warm: each takes document after document (worker.py), so a document pays for its parse,
 not for a process start and the imports and tables a backend loads on first use (0.35-0.5 s a
-document when every document had a process of its own). What stays per document: the wall-clock
-limit (a worker whose document runs over is killed, and replaced), the memory ceiling (set for each
-document; a document that crosses it in a worker that had grown is parsed again in a fresh one, so
-its outcome never depends on the documents before it) and a peak memory figure of its own. A worker
-is replaced after any outcome other than blocks or a refusal, when it holds more than
-`LimitSettings.worker_max_growth_mb` above its fresh resident memory even after returning what it
+document when every document had a process of its own), and each holds the next document in its pipe
+(DEPTH) so it never waits for this process. What stays per document: the wall-clock limit (a worker
+whose document runs over is killed, and replaced), the memory ceiling (set for each document) and a
+peak memory figure of its own. A document that runs out of memory, dies or crashes in a worker that
+had parsed others is parsed once more in a fresh one, so its outcome never depends on the documents
+before it. A worker is replaced after any outcome other than blocks or a refusal, when it holds more
+than `LimitSettings.worker_max_growth_mb` above its fresh resident memory even after returning what it
 freed, and after `worker_max_documents` documents; an idle one leaves after `worker_idle_s`.
 """
 from __future__ import annotations

@@ -39,6 +39,9 @@ PLAN_ROWS = 2000
 # The settings sections the backends read; boilerplate, normalisation and quality settings act after
 # parsing, so changing them re-runs the later assets without parsing anything again.
 _PARSE_SECTIONS = ("pdf", "office", "html", "limits", "ocr")
+# Limits that decide how many processes parse and how long they live, never what a parse yields:
+# changing them parses nothing again.
+_NOT_PARSE_INPUTS = {"limits": ("workers", "worker_max_documents", "worker_max_growth_mb", "worker_idle_s")}
 _OCR_FORMATS = frozenset({"pdf", "docx", "pptx"})
 
 
@@ -65,6 +68,8 @@ def parse_version(source: Source, settings: Settings) -> str:
     """What a parse depends on besides the bytes: the library's code, the settings and the source's
     own extraction options. A document parsed under another version is parsed again."""
     sections = settings.to_dict()
+    for section, keys in _NOT_PARSE_INPUTS.items():
+        sections[section] = {k: v for k, v in sections[section].items() if k not in keys}
     options = {"settings": {k: sections[k] for k in _PARSE_SECTIONS},
                "html": None if source.html is None else asdict(source.html), "speaker_notes": source.speaker_notes,
                "ocr": source.ocr, "ocr_scanned_body": source.ocr_scanned_body}

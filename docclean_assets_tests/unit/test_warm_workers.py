@@ -5,7 +5,7 @@ import time
 from dataclasses import replace
 
 from docclean_assets.extract.isolate import Job, run_jobs
-from docclean_assets.extract.settings import LimitSettings
+from docclean_assets.extract.settings import LimitSettings, Settings
 
 WHO = "docclean_assets_tests.faults:whoami"
 ONE = LimitSettings(workers=1, timeout_s=60)
@@ -84,3 +84,14 @@ def _alive(pid: int) -> bool:
             return "zombie" not in fh.read()
     except FileNotFoundError:
         return False
+
+
+def test_how_many_workers_and_how_long_they_live_parse_nothing_again(tmp_path):
+    from docclean_assets.pipeline.parse import parse_version
+    from docclean_assets.sources import Source
+
+    source, base = Source("s", tmp_path), LimitSettings()
+    version = parse_version(source, Settings(limits=base))
+    pool = replace(base, workers=7, worker_max_documents=5, worker_max_growth_mb=64, worker_idle_s=1.0)
+    assert parse_version(source, Settings(limits=pool)) == version
+    assert parse_version(source, Settings(limits=replace(base, timeout_s=5.0))) != version  # a parse can fail by it
