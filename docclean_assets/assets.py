@@ -8,6 +8,7 @@ import dagster as dg
 import pyarrow as pa
 
 from docclean_assets import insight
+from docclean_assets.extract.isolate import start_fork_server
 from docclean_assets.meta import counts_value, require, result_meta, table_value
 from docclean_assets.parse_asset import build_parse_asset
 from docclean_assets.pipeline import derive, raw
@@ -61,6 +62,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
               description="One row per file found or URL fetched: content address, sniffed format, size, time.")
     def raw_files(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
         src, store = docclean.source(context.partition_key), docclean.store
+        if docclean.config.engine.kind == "local":  # its start overlaps the inventory, not the first document
+            start_fork_server()
         with store.locked(src.name):
             previous = store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls or src.prefix else None
             objects: dict[str, int] = {}  # a folder on object storage: objects downloaded, and reused unread
