@@ -177,7 +177,8 @@ def markdown(result: dict) -> str:
              "| 2 workers: parse docs/s (/ library's one-core) | whole run docs/s (/ library's) | unchanged rerun s |",
              "|---|---|---|---|---|---|---|---|"]
     for fmt, r in result["formats"].items():
-        parse = "-" if r.get("run2_parse_docs_s") is None else f"{r['run2_parse_docs_s']} ({r['run2_parse_rate_ratio']:.2f}x)"
+        rate = r.get("run2_parse_docs_s")
+        parse = "-" if rate is None else f"{rate} ({r['run2_parse_rate_ratio']:.2f}x)"
         lines.append(f"| {fmt} | {r['documents']} | {r['library_ms_per_doc']} | {r['parse_overhead_ratio']:.2f}x "
                      f"| {r['overhead_ms_per_doc']} | {parse} | {r['run2_docs_s']} ({r['run2_rate_ratio']:.2f}x) "
                      f"| {r['rerun_wall_s']} |")

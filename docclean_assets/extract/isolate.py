@@ -247,7 +247,8 @@ class _Idle:
 _IDLE = _Idle()
 
 
-def run_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str = DEFAULT_EXTRACTOR) -> Iterator[tuple[Job, Outcome]]:
+def run_jobs(jobs: Iterable[Job], limits: LimitSettings,
+             extractor: str = DEFAULT_EXTRACTOR) -> Iterator[tuple[Job, Outcome]]:
     """Yield (job, outcome) as documents finish, parsed by at most `limits.workers` workers at a time,
     each sent up to DEPTH documents; jobs are taken from the iterable only as workers have room for
     them, so a source of any size is never listed in memory."""

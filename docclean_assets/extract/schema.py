@@ -221,8 +221,12 @@ def blocks_to_content(blocks: Iterable[Block]) -> tuple[pa.Table, int]:
 # What Arrow raises when a column's values do not all fit its type as they are.
 UNFIT = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeError, TypeError, ValueError)
 _REQUIRED = tuple(i for i, f in enumerate(CONTENT_SCHEMA) if not f.nullable)
-_PY_TYPES = [frozenset({type(None), int if pa.types.is_integer(f.type) else float if pa.types.is_floating(f.type) else str})
-             for f in CONTENT_SCHEMA]  # per column but the last (meta)
+
+def _py_type(typ: pa.DataType) -> type:
+    return int if pa.types.is_integer(typ) else float if pa.types.is_floating(typ) else str
+
+
+_PY_TYPES = [frozenset({type(None), _py_type(f.type)}) for f in CONTENT_SCHEMA]  # the last (meta) unused
 
 
 def content_arrays(blocks: Sequence[Block]) -> list[pa.Array] | None:

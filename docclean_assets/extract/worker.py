@@ -31,7 +31,9 @@ from docclean_assets.extract.schema import extraction_to_payload
 from docclean_assets.extract.settings import LimitSettings
 
 READY = "ready"  # the worker's first message, with its resident memory, MiB
-BYE = "bye"  # its last when it leaves idle: a document sent meanwhile was not started
+# Its last message when it leaves on its own (idle, or done with its share): what was sent meanwhile
+# was not started.
+BYE = "bye"
 # Outcomes after which the worker takes further documents; after any other (a memory blow-up, a
 # recursion overflow, an exception a backend did not expect) its state is suspect and it exits.
 CLEAN_KINDS = frozenset({"ok", "refused"})

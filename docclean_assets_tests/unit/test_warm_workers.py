@@ -31,8 +31,15 @@ def test_documents_share_a_warm_worker_across_calls(tmp_path):
     assert pids != {os.getpid()}
 
 
+def test_a_document_that_dies_in_a_warm_worker_is_parsed_again_in_a_fresh_one(tmp_path):
+    out = dict(_run(tmp_path, ["a.html", "fragile.html", "b.html"]))
+    assert out["fragile.html"].kind == "ok", out["fragile.html"].error
+    assert out["fragile.html"].result != out["a.html"].result
+
+
 def test_a_crash_or_a_timeout_replaces_the_worker_and_costs_only_its_document(tmp_path):
-    out = dict(_run(tmp_path, ["a.html", "crash.html", "b.html"], extractor="docclean_assets_tests.faults:crash_or_extract"))
+    crash = "docclean_assets_tests.faults:crash_or_extract"
+    out = dict(_run(tmp_path, ["a.html", "crash.html", "b.html"], extractor=crash))
     assert out["crash.html"].kind == "died" and out["a.html"].kind == out["b.html"].kind == "ok"
     out = dict(_run(tmp_path, ["p.html", "hang.html", "q.html"], replace(ONE, timeout_s=2),
                     "docclean_assets_tests.faults:hang_or_extract"))
