@@ -90,19 +90,29 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
               description="Repeated texts: running heads and page numbers across a document's pages "
                           "(digits normalised), and the site template across a source's pages.")
     def boilerplate_sets(context: dg.AssetExecutionContext, docclean: Docclean) -> dg.MaterializeResult:
-        src, store = docclean.source(context.partition_key), docclean.store
+        src, store, settings = docclean.source(context.partition_key), docclean.store, docclean.config.settings
         errors: dict[str, str] = {}
         with store.locked(src.name):
             keys = shard_keys(src.name, src.shards)
             require(docclean, "parsed_blocks", src.name, keys)
-            table = derive.boilerplate_table(store, src.name, docclean.config.settings, errors, keys)
-            store.overwrite_if_changed("boilerplate_sets", src.name, table)
+            inputs = derive.boilerplate_inputs(store, src.name, settings, keys)
+            searched = store.inputs("boilerplate_sets", src.name) != inputs  # else made from these very parses
+            if searched:
+                table = derive.boilerplate_table(store, src.name, settings, errors, keys)
+                store.overwrite("boilerplate_sets", src.name, table, inputs)
+            else:
+                table = store.read("boilerplate_sets", src.name, BOILERPLATE_SCHEMA)
             version = data_version(store.data_version("boilerplate_sets", [src.name]))
         for doc_path, error in errors.items():
             context.log.warning(f"{src.name}/{doc_path}: {error}")
+        previous = last_recorded(context, "boilerplate_sets")
+        if searched or previous is None or "errors" not in previous.metadata:
+            error_table = table_value([{"path": p, "error": e} for p, e in errors.items()], ["path", "error"])
+        else:  # not searched: the documents it could not search are those of the search that made the table
+            error_table = previous.metadata["errors"]
         return _result(context, "boilerplate_sets", store.uri("boilerplate_sets", src.name), table.num_rows,
-                       BOILERPLATE_SCHEMA, version, scopes=counts_value(raw.count_by(table, "scope"), "scope", "(none)"),
-                       errors=table_value([{"path": p, "error": e} for p, e in errors.items()], ["path", "error"]),
+                       BOILERPLATE_SCHEMA, version, previous,
+                       scopes=counts_value(raw.count_by(table, "scope"), "scope", "(none)"), errors=error_table,
                        preview=_preview(table, ["scope", "band", "example", "count", "out_of", "drop_reason"]))
 
     @dg.asset(partitions_def=partitions, **common("clean"), deps=["parsed_blocks", boilerplate_sets],

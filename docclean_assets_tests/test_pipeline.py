@@ -288,3 +288,25 @@ def test_changed_settings_or_source_options_parse_again(tmp_path):
     assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
     cfg.write_text(text + "settings:\n  html: {shell_max_chars: 150}\n")
     assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
+
+
+def test_boilerplate_sets_searches_again_only_when_the_parses_changed(tmp_path, monkeypatch):
+    """An unchanged rerun finds the inputs boilerplate_sets was made from recorded and searches
+    nothing (its per-document pass is linear in the source); a changed document searches again."""
+    from docclean_assets.pipeline import derive
+
+    files = {f"p{i}.html": _page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(6)}
+    cfg, data, instance = _source(tmp_path, files), tmp_path / "out", dg.DagsterInstance.ephemeral()
+    first = _materialize(cfg, data, "web", instance)
+    assert first.success and _meta(first, "boilerplate_sets")["dagster/row_count"] > 0
+    searches = []
+    real = derive.boilerplate_table
+    monkeypatch.setattr(derive, "boilerplate_table", lambda *a, **k: searches.append(1) or real(*a, **k))
+    again = _materialize(cfg, data, "web", instance)
+    same = {k: v for k, v in _meta(first, "boilerplate_sets").items() if k != "changed"}
+    assert again.success and searches == []
+    assert {k: v for k, v in _meta(again, "boilerplate_sets").items() if k != "changed"} == same
+    assert _meta(again, "boilerplate_sets")["changed"] is False
+    (tmp_path / "docs" / "p1.html").write_text(_page("Topic 1", "A rewritten introduction about the new bridge."))
+    changed = _materialize(cfg, data, "web", instance)
+    assert changed.success and searches == [1]
