@@ -158,16 +158,21 @@ def content_to_blocks_table(ref: DocRef, content: pa.Table) -> pa.Table:
     return pa.Table.from_arrays([*doc_cols, *content.columns], schema=BLOCKS_SCHEMA)
 
 
+_TEXT = frozenset({str, type(None)})
+
+
 def blocks_to_table(items: Iterable[tuple[DocRef, Block]]) -> pa.Table:
     """A BLOCKS_SCHEMA table from (document, block) pairs: column by column when every value fits
     as it is, else row by row, each value fitted."""
     items = list(items)
     content = content_arrays([b for _, b in items])
     if content is not None:
-        try:
-            docs = [pa.array([getattr(ref, f.name) for ref, _ in items], f.type) for f in DOC_FIELDS]
-            if not any(a.null_count for a, f in zip(docs, DOC_FIELDS) if not f.nullable):
-                return pa.Table.from_arrays([*docs, *content], schema=BLOCKS_SCHEMA)
+        values = [[getattr(ref, f.name) for ref, _ in items] for f in DOC_FIELDS]
+        try:  # strings only (Arrow would decode bytes that fitting turns into their repr)
+            if all(set(map(type, col)) <= _TEXT for col in values):
+                docs = [pa.array(col, f.type) for col, f in zip(values, DOC_FIELDS)]
+                if not any(a.null_count for a, f in zip(docs, DOC_FIELDS) if not f.nullable):
+                    return pa.Table.from_arrays([*docs, *content], schema=BLOCKS_SCHEMA)
         except UNFIT:
             pass
     return pa.Table.from_pylist([block_to_row(ref, b) for ref, b in items], schema=BLOCKS_SCHEMA)

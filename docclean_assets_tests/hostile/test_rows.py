@@ -125,6 +125,9 @@ def test_blocks_become_columns_only_when_every_value_fits_as_it_is():
         ref = DocRef("s", "d", "p", "html")
         assert blocks_to_table((ref, b) for b in blocks).equals(
             pa.Table.from_pylist([block_to_row(ref, b) for b in blocks], schema=BLOCKS_SCHEMA))
+    for ref in (DocRef("s", "d", b"p", "pdf"), DocRef("s", None, "p", "pdf"), DocRef("s", "d", "p\udce9", None)):
+        assert blocks_to_table((ref, b) for b in plain).equals(
+            pa.Table.from_pylist([block_to_row(ref, b) for b in plain], schema=BLOCKS_SCHEMA))
     table = blocks_to_table((DocRef("s", "d", f"p{b.seq % 2}", "pdf"), b) for b in plain)
     assert [(r.path, b) for r, b in table_to_blocks(table)] == [(f"p{b.seq % 2}", b) for b in plain]
 
