@@ -185,20 +185,32 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-def for_bench(quick: bool) -> dict:
-    """The whole measure for `make bench` (a tenth of the sizes with --quick), its figures, or the
-    reason it could not be measured; scratch data removed."""
-    work = Path(tempfile.mkdtemp(prefix="docclean-pipeline-speed-"))
-    sizes = {f: max(1, n // QUICK_DIVISOR) for f, n in SIZES.items()} if quick else dict(SIZES)
+def quick_sizes(sizes: dict[str, int]) -> dict[str, int]:
+    """A QUICK_DIVISOR-th of each size."""
+    return {f: max(1, n // QUICK_DIVISOR) for f, n in sizes.items()}
+
+
+def run(sizes: dict[str, int], work: Path | None = None, log=print) -> dict:  # noqa: ANN001 - a print-like function
+    """Every figure for these sizes, with the machine and the gated figures; scratch data under `work`
+    (when None, a new folder under /tmp, removed after)."""
+    scratch = work or Path(tempfile.mkdtemp(prefix="docclean-pipeline-speed-"))
     try:
-        result = {"machine": machine(), **measure(work, sizes, lambda s: print(f"[bench] pipeline: {s}",
-                                                                               file=sys.stderr, flush=True))}
-    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
-        return {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+        result = {"machine": machine(), **measure(scratch, sizes, log)}
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if work is None:
+            shutil.rmtree(scratch, ignore_errors=True)
     result["figures"] = figures(result)
     return result
+
+
+def for_bench(quick: bool) -> dict:
+    """The whole measure for `make bench` (a tenth of the sizes with --quick), or the reason it could
+    not be measured."""
+    try:
+        return run(quick_sizes(SIZES) if quick else dict(SIZES),
+                   log=lambda s: print(f"[bench] pipeline: {s}", file=sys.stderr, flush=True))
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        return {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
 
 
 def sizes_from(args: argparse.Namespace) -> dict[str, int]:
@@ -211,7 +223,7 @@ def sizes_from(args: argparse.Namespace) -> dict[str, int]:
     if args.formats:
         sizes = {f: n for f, n in sizes.items() if f in args.formats.split(",")}
     if args.quick:
-        sizes = {f: max(1, n // QUICK_DIVISOR) for f, n in sizes.items()}
+        sizes = quick_sizes(sizes)
     return sizes
 
 
@@ -230,13 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (sources, tables, logs)")
     parser.add_argument("--out", type=Path, default=OUT_JSON, help="JSON results")
     args = parser.parse_args(argv)
-    work = args.work or Path(tempfile.mkdtemp(prefix="docclean-pipeline-speed-"))
-    try:
-        result = {"machine": machine(), **measure(work, sizes_from(args), lambda s: print(s, flush=True))}
-    finally:
-        if not args.keep and args.work is None:
-            shutil.rmtree(work, ignore_errors=True)
-    result["figures"] = figures(result)
+    work = args.work or (Path(tempfile.mkdtemp(prefix="docclean-pipeline-speed-")) if args.keep else None)
+    result = run(sizes_from(args), work, lambda s: print(s, flush=True))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print("\n" + markdown(result) + f"\n\nwrote {args.out}")

@@ -31,7 +31,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from docclean_assets.extract.settings import LimitSettings
-from docclean_assets.extract.worker import BYE, CLEAN_KINDS, READY, recall, remember, serve
+from docclean_assets.extract.worker import BYE, CLEAN_KINDS, READY, grown, recall, remember, serve
 
 DEFAULT_EXTRACTOR = "docclean_assets.extract.worker:extract_file"
 # Modules the fork server imports once so every worker starts warm (tesserocr: the OCR engine's
@@ -146,7 +146,7 @@ class _Worker:
 
     def grown_mib(self) -> float:
         """How far its resident memory has grown since it started."""
-        return 0.0 if self.fresh_mib is None or self.rss_mib is None else self.rss_mib - self.fresh_mib
+        return grown(self.fresh_mib, self.rss_mib)
 
     def assign(self, job: Job, extractor: str, limits: LimitSettings) -> None:
         """Queue a job here; sent at once when the worker is ready, else when it says it is."""
@@ -344,7 +344,7 @@ class _Run:
         had grown leaves less room under the ceiling, and native code out of room dies (C++ bad_alloc
         aborts, OpenCV's import segfaults) rather than raising MemoryError, so a memory failure, a
         death or an unexpected exception is not charged to the document before a fresh worker sees it."""
-        if kind in CLEAN_KINDS or kind == "timeout" or not warm:
+        if kind in CLEAN_KINDS or not warm:
             return False
         self.fresh.append(job)
         return True

@@ -222,7 +222,9 @@ def blocks_to_content(blocks: Iterable[Block]) -> tuple[pa.Table, int]:
 UNFIT = (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeError, TypeError, ValueError)
 _REQUIRED = tuple(i for i, f in enumerate(CONTENT_SCHEMA) if not f.nullable)
 
+
 def _py_type(typ: pa.DataType) -> type:
+    """The Python type a column of `typ` takes as it is (a map column's pairs are checked apart)."""
     return int if pa.types.is_integer(typ) else float if pa.types.is_floating(typ) else str
 
 
