@@ -202,6 +202,43 @@ class QualitySettings:
         check_section(self)
 
 
+CHUNK_FOOTNOTES = ("own", "append")  # ChunkSettings.footnotes: a chunk of their own, or added to their anchor's
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSettings:
+    """How a document's kept blocks are cut into retrieval chunks (extract/chunk.py)."""
+
+    # A chunk's budget in tokens of `tokenizer`: neighbours under one heading are merged up to it, and
+    # longer units are split under it. 256 words: the passage size of the common retrieval setups
+    # (~200-word windows, embedding models' 256-512 word-piece inputs); issue 34 asks for at most
+    # ~400 words on average.
+    max_tokens: int = 256
+    # How tokens are counted: "words" (whitespace-separated; no model, no download), or the path of
+    # a Hugging Face tokenizer.json the user supplies (read offline with the `tokenizers` library).
+    tokenizer: str = "words"
+    # Footnotes: "own" chunks linked to the chunk holding their anchor, or "append"ed to that chunk
+    # (when they fit its budget; else their own chunk, linked).
+    footnotes: str = "own"
+    # A paragraph ending in a colon, at most this many tokens long, right before a list or a table,
+    # is its lead-in and travels with it ("Total sales change:"; filings' "The following table
+    # shows ...:" sentences run to ~35 words).
+    lead_in_max_tokens: int = 40
+    # At most this many leading rows of a table, besides its Markdown header row, are header rows
+    # (repeated in every part of a split table, and the column labels of its values) when their
+    # first cell is empty: filings' statements stack 1-3 (period, year, region) over the data.
+    table_header_max_rows: int = 4
+
+    def __post_init__(self) -> None:
+        check_section(self)
+        if self.max_tokens < 16:
+            raise ValueError("max_tokens must be at least 16: smaller chunks hold no sentence")
+        if self.footnotes not in CHUNK_FOOTNOTES:
+            raise ValueError(f"footnotes must be one of {', '.join(CHUNK_FOOTNOTES)}, got {self.footnotes!r}")
+        if not self.tokenizer:
+            raise ValueError('tokenizer must be "words" or the path of a tokenizer.json')
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """All of docclean's thresholds."""
@@ -214,6 +251,7 @@ class Settings:
     limits: LimitSettings = field(default_factory=LimitSettings)
     quality: QualitySettings = field(default_factory=QualitySettings)
     ocr: OcrSettings = field(default_factory=OcrSettings)  # OCR of scanned pages and pictures (issue 9)
+    chunk: ChunkSettings = field(default_factory=ChunkSettings)  # retrieval chunks (issue 34)
 
     def __post_init__(self) -> None:
         check_section(self)
