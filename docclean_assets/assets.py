@@ -1,6 +1,6 @@
-"""The six assets, partitioned by source: raw_files -> parsed_blocks + parsed_documents (one parse,
+"""The seven assets, partitioned by source: raw_files -> parsed_blocks + parsed_documents (one parse,
 fanned out over the source's shards, committed in batches; parse_asset.py) -> boilerplate_sets ->
-normalized_blocks -> quality_report. Each streams over
+normalized_blocks -> chunks (and its chunk_changes) and quality_report. Each streams over
 the store's committed parts and writes through it, holding the source's write lock."""
 
 
@@ -11,12 +11,15 @@ from docclean_assets import insight
 from docclean_assets.extract.isolate import start_fork_server
 from docclean_assets.meta import counts_value, require, result_meta, table_value
 from docclean_assets.parse_asset import build_parse_asset
+from docclean_assets.pipeline import chunks as chunking
 from docclean_assets.pipeline import derive, raw
 from docclean_assets.pipeline.shards import shard_keys
 from docclean_assets.resources import Docclean
 from docclean_assets.sources import SourceConfigError
 from docclean_assets.store.location import StorageUnavailable
-from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.tables import (
+    BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, CHUNK_CHANGES_SCHEMA, CHUNKS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA,
+)
 from docclean_assets.versions import CODE_VERSION, changed_since, data_version, last_recorded
 
 GROUP = "docclean"
@@ -51,7 +54,7 @@ def _result(context: dg.AssetExecutionContext, asset: str, path: str, rows: int,
     """The materialization: metadata, the data version, and whether it changed since the last one
     (`previous`, when the asset looked it up already)."""
     changed = changed_since(last_recorded(context, asset) if previous is _LOOK_UP else previous, version)
-    return dg.MaterializeResult(metadata=result_meta(path, rows, schema, changed=changed, **extra),
+    return dg.MaterializeResult(asset_key=asset, metadata=result_meta(path, rows, schema, changed=changed, **extra),
                                 data_version=version)
 
 
@@ -133,6 +136,41 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                        **insight.blocks_meta(blocks), text_changed=blocks.text_changed,
                        footnote_markers_removed=blocks.footnote_markers_removed)
 
+    @dg.multi_asset(partitions_def=partitions, can_subset=False, specs=[
+        dg.AssetSpec("chunks", deps=[normalized_blocks], **common("chunk"),
+                     description="Retrieval chunks of each document's kept blocks: heading path, pages and boxes, "
+                                 "the blocks they came from, text and embed_text (settings: chunk:)."),
+        dg.AssetSpec("chunk_changes", deps=["chunks"], **common("chunk"),
+                     description="The chunk ids each run added and removed, per source: what an index loader "
+                                 "embeds and deletes (nothing on an unchanged rerun)."),
+    ])
+    def chunks(context: dg.AssetExecutionContext, docclean: Docclean):  # noqa: ANN201 - two MaterializeResults
+        src, store, settings = docclean.source(context.partition_key), docclean.store, docclean.config.settings
+        with store.locked(src.name):
+            require(docclean, "normalized_blocks", src.name)
+            stats = chunking.chunk_source(store, src.name, settings.chunk)
+            changes = chunking.record_changes(store, src.name, context.run.run_id)
+            store.vacuum("chunks", src.name)  # only now: the change set above may read a replaced version
+            versions = {t: data_version(store.data_version(t, [src.name])) for t in ("chunks", "chunk_changes")}
+            figures = store.query("chunks", src.name, "SELECT count(*), avg(tokens), max(tokens), count(*) FILTER "
+                                  "(WHERE list_contains(flags, 'over_budget')) FROM t") or [(0, None, None, 0)]
+            logged = store.query("chunk_changes", src.name, "SELECT count(*) FROM t")
+        count, mean, most, over = figures[0]
+        context.log.info(f"{src.name}: chunked {stats.chunked} documents ({stats.chunks} chunks, {stats.failed} failed) "
+                         f"in {stats.batches} commits, {stats.unchanged} unchanged, {stats.removed} removed; "
+                         f"chunk ids {changes.added} added, {changes.removed} removed" + (" (reset)" if changes.reset else ""))
+        table = store.read("chunks", src.name, columns=["path", "chunk_index", "role", "tokens", "text"])
+        preview = (_preview(table.sort_by([("path", "ascending"), ("chunk_index", "ascending")]),
+                            ["path", "chunk_index", "role", "tokens", "text"])
+                   if table is not None else table_value([], ["path"]))
+        yield _result(context, "chunks", store.uri("chunks", src.name), count, CHUNKS_SCHEMA, versions["chunks"],
+                      chunked=stats.chunked, unchanged=stats.unchanged, removed=stats.removed, failed=stats.failed,
+                      mean_tokens=round(mean or 0.0, 1), max_tokens=int(most or 0), over_budget=int(over or 0),
+                      tokenizer=settings.chunk.tokenizer, preview=preview)
+        yield _result(context, "chunk_changes", store.uri("chunk_changes", src.name), logged[0][0] if logged else 0,
+                      CHUNK_CHANGES_SCHEMA, versions["chunk_changes"], added=changes.added, removed=changes.removed,
+                      reset=changes.reset, to_version=-1 if changes.to_version is None else changes.to_version)
+
     @dg.asset(partitions_def=partitions, **common("report"), deps=[raw_files, "parsed_documents", normalized_blocks],
               description="One row per document: status, error, retention ratio and the counts of "
                           "every chance of silent loss, with flags.")
@@ -156,4 +194,4 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                        flagged=sum(1 for f in table.column("flags").to_pylist() if f), retention_band=words,
                        **pictures, preview=_preview(table.sort_by("path"), ["path", "status", "retention_ratio", "flags", "error"]))
 
-    return [raw_files, parse, boilerplate_sets, normalized_blocks, quality_report]
+    return [raw_files, parse, boilerplate_sets, normalized_blocks, chunks, quality_report]

@@ -1,4 +1,4 @@
-"""docclean run | extract | inspect | sql | summary."""
+"""docclean run | extract | inspect | sql | summary | chunks | search."""
 from __future__ import annotations
 
 import argparse
@@ -293,6 +293,48 @@ def _page_trace(trace: object, page: int):
     raise ValueError(f"page {page} has no stage trace (out of range, or no text layer)")
 
 
+def _read_chunks(args: argparse.Namespace):  # noqa: ANN202 - a pyarrow Table (imported lazily)
+    """The chunks of --source (every source without it) from the store of --data-dir."""
+    from docclean_assets.retrieval import read_chunks
+
+    return read_chunks(args.source, store=_store(args))
+
+
+def cmd_chunks(args: argparse.Namespace) -> int:
+    from docclean_assets.retrieval import describe, write_chunks
+
+    table = _read_chunks(args)
+    if table.num_rows == 0:
+        print(f"no chunks{' for ' + args.source if args.source else ''} under {args.data_dir}: run `docclean run` first",
+              file=sys.stderr)
+        return 1
+    if args.out:
+        path = write_chunks(table, args.out, args.source or "chunks", args.jsonl)
+        print(f"{table.num_rows} chunks -> {path}")
+    elif args.jsonl:
+        for row in table.to_pylist():
+            print(json.dumps(row, ensure_ascii=False, default=str))
+    else:
+        for row in table.to_pylist():
+            print(describe(row, args.width) + "\n")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from docclean_assets.retrieval import describe, search
+
+    table = _read_chunks(args)
+    if table.num_rows == 0:
+        print(f"no chunks under {args.data_dir}: run `docclean run` first", file=sys.stderr)
+        return 1
+    hits = search(table, args.question, args.k)
+    if not hits:
+        print("no chunk matches a word of the question")
+    for rank, hit in enumerate(hits, start=1):
+        print(f"{rank}. score {hit.score:.2f}  " + describe(hit.row, args.width) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="docclean", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -343,6 +385,22 @@ def main(argv: list[str] | None = None) -> int:
     summ = sub.add_parser("summary", help="documents, blocks and flags of the last run")
     data_dir_arg(summ)
     summ.set_defaults(fn=cmd_summary)
+
+    chk = sub.add_parser("chunks", help="the retrieval chunks of the last run: listed, as JSONL, or written to files")
+    chk.add_argument("--source", help="only this source (default: every source)")
+    chk.add_argument("--jsonl", action="store_true", help="one JSON object per chunk (every column)")
+    chk.add_argument("--out", help="write <out>/<source>.parquet (or .jsonl with --jsonl) instead of printing")
+    chk.add_argument("--width", type=int, default=400, help="characters of text shown per chunk in the listing")
+    data_dir_arg(chk)
+    chk.set_defaults(fn=cmd_chunks)
+
+    sea = sub.add_parser("search", help="BM25 over the chunks: each hit's path, pages, heading path and text")
+    sea.add_argument("question")
+    sea.add_argument("--source", help="only this source's chunks (default: every source)")
+    sea.add_argument("-k", type=int, default=5, help="hits to show")
+    sea.add_argument("--width", type=int, default=400, help="characters of text shown per hit")
+    data_dir_arg(sea)
+    sea.set_defaults(fn=cmd_search)
 
     args = parser.parse_args(argv)
     if getattr(args, "data_dir", None) is not None:  # extract and inspect never load the store

@@ -96,6 +96,49 @@ BOILERPLATE_SCHEMA = pa.schema(
     ]
 )
 
+# One row per retrieval chunk (issue 34; extract/chunk.py): what an index loads.
+CHUNKS_SCHEMA = pa.schema(
+    DOC_FIELDS
+    + [
+        pa.field("chunk_id", pa.string(), nullable=False),
+        pa.field("chunk_index", pa.int32(), nullable=False),
+        pa.field("role", pa.string(), nullable=False),
+        pa.field("heading_path", pa.list_(pa.string())),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("embed_text", pa.string(), nullable=False),
+        pa.field("tokens", pa.int32(), nullable=False),
+        pa.field("kinds", pa.list_(pa.string())),
+        pa.field("pages", pa.list_(pa.int32())),
+        pa.field("seqs", pa.list_(pa.int32())),
+        pa.field("boxes", pa.list_(pa.struct([
+            pa.field("seq", pa.int32()), pa.field("page", pa.int32()), pa.field("x0", pa.float64()),
+            pa.field("y0", pa.float64()), pa.field("x1", pa.float64()), pa.field("y1", pa.float64())]))),
+        pa.field("part", pa.int32()),
+        pa.field("parts", pa.int32()),
+        pa.field("anchor_chunk", pa.string()),
+        pa.field("flags", pa.list_(pa.string())),
+    ]
+)
+
+# Internal index of chunks: one row per document chunked, with the digest of its inputs.
+CHUNK_DOCS_SCHEMA = pa.schema(DOC_FIELDS + [pa.field("chunks", pa.int32()), pa.field("error", pa.string()),
+                                            pa.field("inputs_digest", pa.string())])
+
+# What each run changed in a source's chunks, for an index loader (issue 34, point 2).
+CHUNK_CHANGES_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("recorded_at", pa.timestamp("us", tz="UTC"), nullable=False),
+        pa.field("from_version", pa.int64()),
+        pa.field("to_version", pa.int64(), nullable=False),
+        pa.field("change", pa.string(), nullable=False),  # added | removed | reset
+        pa.field("chunk_id", pa.string(), nullable=False),
+        pa.field("path", pa.string()),
+        pa.field("doc_id", pa.string()),
+    ]
+)
+
 # The description of every column the tables above add to the library's (a column name means the same
 # in every table that has it); the Dagster UI shows them with each asset's column schema.
 _TABLE_DOCS = {
@@ -126,6 +169,27 @@ _TABLE_DOCS = {
     "count": "Pages or documents the text occurs in.",
     "out_of": "Pages of the document, or documents of the source.",
     "seen_in": "Page numbers or paths where the text was seen.",
+    "chunk_id": "Digest of the chunk's document (doc_id), heading path and text: stable across runs, parser "
+                "versions that do not change the text, and moves of the file.",
+    "chunk_index": "The chunk's place in its document's reading order (0-based).",
+    "role": "body | table | callout | footnote | notes: call-outs, footnotes and notes sit beside anchor_chunk.",
+    "heading_path": "The headings the chunk is under, title first.",
+    "embed_text": "What to embed: the heading path not already in the text, then the text, tables as labelled values.",
+    "tokens": "Tokens of text by settings.chunk.tokenizer (words unless a tokenizer.json is named).",
+    "kinds": "The kinds of the blocks in the chunk, in order of appearance.",
+    "pages": "Pages (PDF) or slides (PPTX) the chunk's blocks are on.",
+    "seqs": "The seqs of the normalized_blocks rows the chunk was made from.",
+    "boxes": "(seq, page, bbox) of each of those blocks, in PDF points, top-left origin.",
+    "part": "1-based part of a unit (paragraph, list, table) split over several chunks.",
+    "parts": "How many chunks that unit was split into.",
+    "anchor_chunk": "The chunk_id of the body chunk a call-out, footnote or note belongs beside.",
+    "run_id": "The Dagster run that recorded the change.",
+    "recorded_at": "When the change was recorded (UTC).",
+    "from_version": "The chunks table version the last recorded change set reached (NULL: none before).",
+    "to_version": "The chunks table version this change set brings an index to.",
+    "change": "added or removed; reset: the table an index had was not readable, these are all the chunks now.",
+    "chunks": "Chunks the document was cut into.",
+    "inputs_digest": "Digest of what the row was made from; unchanged, nothing is redone.",
 }
 COLUMN_DOCS = {**CONTENT_DOCS, **REPORT_DOCS, **_TABLE_DOCS}
 

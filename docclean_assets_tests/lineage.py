@@ -7,5 +7,7 @@ LINEAGE = {
     "parsed_documents": ["raw_files"],
     "boilerplate_sets": ["parsed_blocks", "parsed_documents"],
     "normalized_blocks": ["boilerplate_sets", "parsed_blocks"],
+    "chunks": ["normalized_blocks"],
+    "chunk_changes": ["chunks"],
     "quality_report": ["normalized_blocks", "parsed_documents", "raw_files"],
 }

@@ -32,11 +32,14 @@ pytestmark = pytest.mark.service
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DG = Path(sys.executable).parent / "dg"
-ASSETS = ["raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report"]
+ASSETS = ["raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "chunks",
+          "chunk_changes", "quality_report"]
 # The run's steps: parsed_blocks and parsed_documents are one graph-backed multi-asset whose steps
 # plan the source's shards, parse each (one here: the source is not sharded) and record both tables.
 PARSE_STEPS = ["parsed_blocks.plan_shards", "parsed_blocks.parse_shard[shard_000]", "parsed_blocks.record_parse"]
-STEPS = [s for a in ASSETS if a != "parsed_documents" for s in (PARSE_STEPS if a == "parsed_blocks" else [a])]
+# chunks and chunk_changes are one multi-asset too: one step, `chunks`.
+STEPS = [s for a in ASSETS if a not in ("parsed_documents", "chunk_changes")
+         for s in (PARSE_STEPS if a == "parsed_blocks" else [a])]
 CHECKS = ["failed_documents", "retention_band", "revision_count"]
 PARTITION = "web"
 LOCATION = "docclean"  # pyproject's [tool.dg.project] code_location_name (and workspace.yaml's location_name)
@@ -329,7 +332,7 @@ def test_dg_dev_runs_a_partition_and_the_ui_shows_checks_and_pictures(deployment
     try:
         wait_until_loaded(dev)
 
-        # The six assets with their lineage, each partitioned by the one source, and the three checks
+        # The eight assets with their lineage, each partitioned by the one source, and the three checks
         # on quality_report.
         nodes = {tuple(n["assetKey"]["path"]): n for n in dev.gql(ASSETS_QUERY)["assetNodes"]}
         assert sorted(nodes) == sorted((a,) for a in ASSETS), sorted(nodes)

@@ -189,7 +189,7 @@ def test_every_asset_has_owners_tags_kinds_and_the_parser_code_version(tmp_path)
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
         assert node.owners == ["team:docclean"], key
-        assert node.tags.get("docclean/stage") in {"ingest", "parse", "clean", "report"}, key
+        assert node.tags.get("docclean/stage") in {"ingest", "parse", "clean", "chunk", "report"}, key
         assert {"python", "deltalake", "parquet"} <= set(node.kinds), key
         assert node.code_version == CODE_VERSION and "parser-" in CODE_VERSION, key
         assert node.description, key

@@ -92,9 +92,14 @@ def token_counter(name: str) -> Counter:
 @lru_cache(maxsize=4)
 def _file_counter(path: str) -> Counter:
     """A Hugging Face tokenizer file's token count (no special tokens)."""
-    from tokenizers import Tokenizer  # only when a user names a tokenizer file
-
-    tok = Tokenizer.from_file(path)
+    try:
+        from tokenizers import Tokenizer  # only when a user names a tokenizer file
+    except ImportError:
+        raise ValueError(f"settings.chunk.tokenizer names a file ({path}): pip install 'docclean[tokenizers]'") from None
+    try:
+        tok = Tokenizer.from_file(path)
+    except Exception as exc:  # noqa: BLE001 - a missing or malformed file: one clear line
+        raise ValueError(f"settings.chunk.tokenizer: cannot read {path}: {exc}") from None
     return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
 
 

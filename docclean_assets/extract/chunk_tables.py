@@ -10,6 +10,7 @@ _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")  # | ---
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _ALNUM = re.compile(r"\w")
 _DASH_VALUES = frozenset({"-", "\u2014", "\u2013", "--"})  # a dash in a financial table is a value (nil)
+_YEAR = re.compile(r"^\s*(19|20)\d\d\s*$")  # fiscal years head statements' columns
 _NUMERIC = re.compile(r"^[\s$€£¥(]*[-+]?[\d.,]+\s*%?\)?\s*%?$")
 
 
@@ -52,9 +53,10 @@ def parse_markdown_table(text: str, header_max_rows: int) -> ParsedTable | None:
 
 
 def _looks_like_data(row: tuple[str, ...]) -> bool:
-    """A label followed by values most of which are numbers."""
+    """A label followed by values most of which are numbers (a year is a column label: "2023")."""
     values = [c for c in row[1:] if c]
-    return bool(row and row[0] and values) and sum(bool(_NUMERIC.match(v)) for v in values) * 2 > len(values)
+    numbers = sum(bool(_NUMERIC.match(v)) and not _YEAR.match(v) for v in values)
+    return bool(row and row[0] and values) and numbers * 2 > len(values)
 
 
 def column_labels(header: tuple[tuple[str, ...], ...], width: int) -> tuple[list[str], list[list[str]]]:

@@ -66,8 +66,9 @@ def doc_groups(reader: pa.RecordBatchReader) -> Iterator[pa.Table]:
         yield pa.Table.from_batches(carry)
 
 
-def documents_with_blocks(con: duckdb.DuckDBPyConnection, docs_sql: str, chunk_docs: int) -> Iterator[tuple[dict, pa.Table | None]]:
-    """(document row, its parsed blocks in seq order or None) for every row of `docs_sql` (which must
+def documents_with_blocks(con: duckdb.DuckDBPyConnection, docs_sql: str, chunk_docs: int,
+                          blocks_view: str = "parsed_blocks") -> Iterator[tuple[dict, pa.Table | None]]:
+    """(document row, its blocks (of `blocks_view`) in seq order or None) for every row of `docs_sql` (which must
     yield path and doc_id, ordered by them), a chunk of documents at a time. Each chunk's blocks are
     read by path range, so DuckDB skips the parts outside it by their statistics, and sorted alone: memory
     follows the chunk, never the source."""
@@ -78,7 +79,7 @@ def documents_with_blocks(con: duckdb.DuckDBPyConnection, docs_sql: str, chunk_d
             continue
         con.register("_chunk", batch.select(["path", "doc_id"]))
         table = con.sql(
-            "SELECT b.* FROM parsed_blocks b SEMI JOIN _chunk k ON k.path = b.path AND k.doc_id = b.doc_id "
+            f"SELECT b.* FROM {blocks_view} b SEMI JOIN _chunk k ON k.path = b.path AND k.doc_id = b.doc_id "
             "WHERE b.path BETWEEN $lo AND $hi ORDER BY b.path, b.doc_id, b.seq",
             params={"lo": rows[0]["path"], "hi": rows[-1]["path"]}).to_arrow_table()
         con.unregister("_chunk")

@@ -46,11 +46,13 @@ from docclean_assets.store.settings import StorageSettings, StoreSettings
 __all__ = ["Store", "StoreError", "StoreConflict", "StorageUnavailable", "Snapshot", "TABLES", "PAIRS"]
 
 # Every table docclean writes, in pipeline order; each becomes a DuckDB view of the same name.
-TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "quality_report")
+TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "chunks",
+          "chunk_changes", "quality_report")
 # Data table -> its per-document index, whose commits pin the data table's version.
-PAIRS = {"parsed_blocks": "parsed_documents", "normalized_blocks": "_normalized_documents"}
+PAIRS = {"parsed_blocks": "parsed_documents", "normalized_blocks": "_normalized_documents",
+         "chunks": "_chunked_documents"}
 INDEX_OF = {index: data for data, index in PAIRS.items()}
-INTERNAL = ("_normalized_documents",)  # bookkeeping tables: no DuckDB view
+INTERNAL = ("_normalized_documents", "_chunked_documents")  # bookkeeping tables: no DuckDB view
 LOCK_DIR = "_locks"
 _PIN_APP = "docclean:"  # app_id prefix of the pin transaction
 _INPUTS_APP = "docclean-inputs"  # app_id of the number an overwrite records about its inputs
@@ -210,6 +212,26 @@ class Store:
         self._write(uri, data, "overwrite", Transaction(_INPUTS_APP, inputs) if inputs is not None else None,
                     schema_mode="overwrite")
         return self._open(table, source).version()
+
+    def append(self, table: str, source: str, data: pa.Table, inputs: int | None = None) -> int:
+        """Add rows to a partition in one commit, recording `inputs` with them as `overwrite` does; the version."""
+        self._write(self.uri(table, source), data, "append",
+                    Transaction(_INPUTS_APP, inputs) if inputs is not None else None)
+        return self._open(table, source).version()
+
+    def files_at(self, table: str, source: str, version: int) -> tuple[str, ...]:
+        """The files of a partition at an earlier version (StoreError when that version can no longer be
+        read: its log or files were cleaned up)."""
+        try:
+            dt = self._open(table, source, version)
+        except Exception as exc:  # noqa: BLE001 - delta-rs raises several kinds for a version it cannot load
+            raise StoreError(f"{self.uri(table, source)} version {version}: {exc}") from exc
+        if dt is None:
+            raise StoreError(f"{self.uri(table, source)}: no table")
+        files = _files(dt)
+        if self.location.is_local and not all(Path(f).exists() for f in files):
+            raise StoreError(f"{self.uri(table, source)} version {version}: its files were vacuumed")
+        return files
 
     def inputs(self, table: str, source: str) -> int | None:
         """The `inputs` number the partition's last overwrite recorded (None: none, or never written)."""

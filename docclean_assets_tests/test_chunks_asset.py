@@ -1,0 +1,174 @@
+"""The chunks and chunk_changes assets (issue 34, points 1, 2 and 5): chunks of every document under
+their headings, and exact index sync across reruns, edits, moves, deletions, a run killed between
+its chunk commits and its change set, and a change set whose base version was vacuumed away."""
+import io
+import json
+from pathlib import Path
+
+import dagster as dg
+import docx
+
+from docclean_assets.cli import main as cli_main
+from docclean_assets.extract.settings import Settings
+from docclean_assets.pipeline.chunks import chunk_source
+from docclean_assets.store.settings import StoreSettings
+from docclean_assets.store.tables import Store
+from docclean_assets_tests.test_pipeline import _materialize, _meta, _page, _rows, _source
+
+
+def _report(title: str, sections: dict[str, str], rows: int = 3) -> bytes:
+    """A DOCX with a title, one heading per section over its paragraph, and a table under the last."""
+    d = docx.Document()
+    d.add_heading(title, level=0)
+    for heading, body in sections.items():
+        d.add_heading(heading, level=1)
+        d.add_paragraph(body)
+    table = d.add_table(rows=rows + 1, cols=3)
+    for j, label in enumerate(["Segment", "2023", "2022"]):
+        table.cell(0, j).text = label
+    for i in range(rows):
+        for j, value in enumerate([f"Segment {i}", str(100 + i), str(90 + i)]):
+            table.cell(i + 1, j).text = value
+    out = io.BytesIO()
+    d.save(out)
+    return out.getvalue()
+
+
+FILES = {
+    "report.docx": _report("Annual Report", {"Liquidity and Capital Resources": "Cash rose to 4.2 billion on "
+                                             "operating inflows.", "Risk Factors": "Demand may fall in winter."}),
+    "news/a.html": _page("Bridge works", "The bridge reopens in May."),
+    "news/b.html": _page("Harbour works", "The harbour dredging starts in June."),
+}
+
+
+def _changed(result: dg.ExecuteInProcessResult) -> dict:
+    """chunk_changes' metadata (made by the `chunks` step with the chunks)."""
+    [mat] = [m for m in result.asset_materializations_for_node("chunks") if m.asset_key == dg.AssetKey("chunk_changes")]
+    return {k: v.value for k, v in mat.metadata.items()}
+
+
+def _ids(data: Path) -> dict[str, set[str]]:
+    """Chunk ids per path in the last commit."""
+    out: dict[str, set[str]] = {}
+    for path, chunk_id in _rows(data, "SELECT path, chunk_id FROM chunks"):
+        out.setdefault(path, set()).add(chunk_id)
+    return out
+
+
+def _changes(data: Path, run_id: str) -> dict[str, set[str]]:
+    rows = _rows(data, f"SELECT change, chunk_id FROM chunk_changes WHERE run_id = '{run_id}'")
+    return {c: {i for k, i in rows if k == c} for c in ("added", "removed", "reset")}
+
+
+def test_chunks_carry_heading_paths_pages_and_their_blocks(tmp_path):
+    cfg = _source(tmp_path, FILES)
+    data = tmp_path / "out"
+    result = _materialize(cfg, data, "web")
+    assert result.success
+    rows = _rows(data, "SELECT heading_path, text, role, seqs, tokens, embed_text FROM chunks WHERE path = 'report.docx' "
+                       "ORDER BY chunk_index")
+    paths = [tuple(r[0]) for r in rows]
+    assert ("Annual Report", "Liquidity and Capital Resources") in paths
+    liquidity = next(r for r in rows if tuple(r[0]) == ("Annual Report", "Liquidity and Capital Resources"))
+    assert "Liquidity and Capital Resources\n\nCash rose" in liquidity[1]  # heading and paragraph together
+    risk = next(r for r in rows if tuple(r[0]) == ("Annual Report", "Risk Factors"))
+    assert risk[1].startswith("Risk Factors\n\nDemand") and risk[5].startswith("Annual Report\n\nRisk Factors")
+    table = next(r for r in rows if r[2] == "table")
+    assert "Segment 1: 2023 101, 2022 91" in table[5] and "|" not in table[5]
+    # every chunk's seqs are kept blocks of its document
+    kept = {s for (s,) in _rows(data, "SELECT seq FROM normalized_blocks WHERE path = 'report.docx' AND drop_reason IS NULL")}
+    assert {q for r in rows for q in r[3]} <= kept
+    assert _meta(result, "chunks")["chunked"] == 3
+    # the site template of the pages is not in their chunks
+    assert not any("cookies" in t for (t,) in _rows(data, "SELECT text FROM chunks WHERE path LIKE 'news/%'"))
+
+
+def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
+    cfg = _source(tmp_path, FILES)
+    data, docs = tmp_path / "out", tmp_path / "docs"
+    first = _materialize(cfg, data, "web")
+    ids = _ids(data)
+    assert _changes(data, first.run_id)["added"] == set().union(*ids.values())
+
+    again = _materialize(cfg, data, "web")  # unchanged: nothing added or removed, no rows
+    assert (_changed(again)["added"], _changed(again)["removed"]) == (0, 0)
+    assert _rows(data, f"SELECT count(*) FROM chunk_changes WHERE run_id = '{again.run_id}'") == [(0,)]
+
+    (docs / "news" / "b.html").rename(docs / "moved.html")  # a move: same bytes, same ids
+    moved = _materialize(cfg, data, "web")
+    assert _changes(data, moved.run_id) == {"added": set(), "removed": set(), "reset": set()}
+    assert _ids(data)["moved.html"] == ids["news/b.html"]
+
+    (docs / "report.docx").write_bytes(_report("Annual Report", {
+        "Liquidity and Capital Resources": "Cash rose to 4.2 billion on operating inflows.",
+        "Risk Factors": "Demand may fall in a mild winter."}))
+    (docs / "news" / "a.html").unlink()
+    edited = _materialize(cfg, data, "web")
+    changes = _changes(data, edited.run_id)
+    now = _ids(data)
+    assert changes["removed"] >= ids["news/a.html"] and not (changes["added"] & ids["news/a.html"])
+    # an edited file is another document (its doc_id is its bytes'): its chunks are new ids, its old ones go
+    assert changes["added"] == now["report.docx"] and changes["removed"] == ids["report.docx"] | ids["news/a.html"]
+    before = set().union(*ids.values())
+    assert (before - changes["removed"]) | changes["added"] == set().union(*now.values())
+
+
+def test_killed_between_chunks_and_change_set_caught_up_then_reset_once_vacuumed(tmp_path):
+    cfg = _source(tmp_path, FILES)
+    data, docs = tmp_path / "out", tmp_path / "docs"
+    assert _materialize(cfg, data, "web").success
+    synced = set().union(*_ids(data).values())
+    # a page rewritten; the run that chunks it dies after its chunk commits, before its change set
+    (docs / "news" / "a.html").write_text(_page("Bridge works", "The bridge reopened early."))
+    _materialize_until_normalized(cfg, data)
+    store = Store(data)
+    with store.locked("web"):
+        chunk_source(store, "web", Settings().chunk)
+    now = set().union(*_ids(data).values())
+    assert now != synced
+    caught = _materialize(cfg, data, "web")  # nothing left to chunk: the change set catches up
+    assert _meta(caught, "chunks")["chunked"] == 0
+    assert _changes(data, caught.run_id) == {"added": now - synced, "removed": synced - now, "reset": set()}
+
+    # once the version the last change set reached is vacuumed away, the next change set is a reset
+    (docs / "news" / "a.html").write_text(_page("Bridge works", "The bridge closed again for repairs."))
+    _materialize_until_normalized(cfg, data)
+    with store.locked("web"):
+        chunk_source(store, "web", Settings().chunk)
+    Store(data, StoreSettings(keep_replaced_hours=0)).vacuum("chunks", "web")
+    reset = _materialize(cfg, data, "web")
+    assert _changed(reset)["reset"] is True
+    assert _changes(data, reset.run_id)["reset"] == set().union(*_ids(data).values())
+
+
+def _materialize_until_normalized(cfg: Path, data: Path) -> None:
+    """Parse and normalise a changed source without the chunks step (a run that stops before it)."""
+    from docclean_assets.graph import build_defs
+
+    defs = build_defs(cfg, data)
+    job = defs.resolve_implicit_global_asset_job_def().get_subset(
+        asset_selection={k for k in defs.resolve_asset_graph().get_all_asset_keys()
+                         if k.to_user_string() not in ("chunks", "chunk_changes", "quality_report")})
+    assert job.execute_in_process(partition_key="web").success
+
+
+def test_cli_chunks_and_search(tmp_path, capsys):
+    cfg = _source(tmp_path, FILES)
+    data = tmp_path / "out"
+    assert _materialize(cfg, data, "web").success
+    args = ["--sources", str(cfg), "--data-dir", str(data)]
+    assert cli_main(["chunks", "--source", "web", "--jsonl", *args]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(lines) == _rows(data, "SELECT count(*) FROM chunks")[0][0] == 5
+    assert {"chunk_id", "heading_path", "pages", "boxes", "seqs", "embed_text"} <= set(lines[0])
+    assert cli_main(["chunks", "--source", "web", "--out", str(tmp_path / "x"), *args]) == 0
+    assert (tmp_path / "x" / "web.parquet").is_file() and "5 chunks ->" in capsys.readouterr().out
+    assert cli_main(["search", "when does the harbour dredging start", "-k", "2", *args]) == 0
+    out = capsys.readouterr().out
+    first = out.split("\n2.")[0]
+    assert out.startswith("1. score") and "news/b.html" in first and "June" in first
+    assert cli_main(["search", "harbour bridge works", "-k", "2", *args]) == 0
+    out = capsys.readouterr().out
+    assert "\n2. score" in out and "\n3. score" not in out
+    assert cli_main(["chunks", "--source", "nope", *args]) == 1
