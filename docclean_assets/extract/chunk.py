@@ -133,13 +133,15 @@ def blocks_to_units(blocks: Sequence[Block], s: ChunkSettings, count: Counter) -
         if b.kind in SIDE_ROLES:
             units.append(Unit(SIDE_ROLES[b.kind], [b], path, anchor_seq=b.anchor if b.anchor is not None else last_body))
             continue
-        prev = units[-1] if units and not pending else None
+        # the last unit of the flow (side units sit beside it: a call-out never cuts a list in two)
+        at = next((i for i in range(len(units) - 1, -1, -1) if units[i].role not in SIDE_ROLES.values()), None)
+        prev = units[at] if at is not None and not pending else None
         if b.kind == Kind.LIST_ITEM and prev is not None and prev.role == "list" and prev.path == path:
             prev.blocks.append(b)
         elif b.kind == Kind.CAPTION and prev is not None and prev.role == "table" and prev.path == path:
             prev.captions.append(b)  # a caption under its table
         elif b.kind in (Kind.LIST_ITEM, Kind.TABLE):
-            lead = _take_lead(units, path, b.kind, s, count) if prev is not None else None
+            lead = _take_lead(units, at, path, b.kind, s, count) if prev is not None else None
             units.append(Unit("list" if b.kind == Kind.LIST_ITEM else "table", [b], path,
                               heads=lead.heads if lead is not None else pending,
                               lead=lead.blocks[0] if lead is not None else None))
@@ -152,15 +154,16 @@ def blocks_to_units(blocks: Sequence[Block], s: ChunkSettings, count: Counter) -
     return units
 
 
-def _take_lead(units: list[Unit], path: tuple[str, ...], kind: str, s: ChunkSettings, count: Counter) -> Unit | None:
-    """Pop and return the unit before a list or table when it is that list's lead-in or that table's
-    caption or title."""
-    prev = units[-1]
+def _take_lead(units: list[Unit], at: int, path: tuple[str, ...], kind: str, s: ChunkSettings,
+               count: Counter) -> Unit | None:
+    """Remove and return units[at], the flow's unit before a list or table, when it is that list's
+    lead-in or that table's caption or title."""
+    prev = units[at]
     if prev.role != "text" or len(prev.blocks) != 1 or prev.path != path:
         return None
     b = prev.blocks[0]
     if _is_lead_in(b, s, count) or (kind == Kind.TABLE and b.kind == Kind.CAPTION):
-        return units.pop()
+        return units.pop(at)
     return None
 
 

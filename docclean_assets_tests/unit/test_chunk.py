@@ -84,6 +84,15 @@ def test_list_items_stay_with_their_lead_in_even_when_split():
     assert 0 not in listed[0].seqs  # the paragraph before the lead-in is not part of the list
 
 
+def test_a_call_out_between_list_items_does_not_cut_the_list():
+    blocks = [Block("paragraph", "Our segments:", seq=0), Block("list_item", "Industrial", seq=1),
+              Block("callout", "New in 2023", seq=2, anchor=1), Block("list_item", "Health Care", seq=3)]
+    chunks = blocks_to_chunks(blocks, S)
+    listed = next(c for c in chunks if c.role == "body")
+    assert listed.seqs == (0, 1, 3) and listed.text == "Our segments:\nIndustrial\nHealth Care"
+    assert chunks[next(c for c in chunks if c.role == "callout").anchor] is listed
+
+
 def test_table_whole_with_its_caption_or_split_with_the_header_in_every_part():
     small = [para(0, 10), Block("caption", "Table 1. Revenue", seq=1), Block("table", table_text(2), seq=2)]
     chunks = blocks_to_chunks(small, S)
