@@ -2,7 +2,7 @@
 files, and BM25 search over them, to work back from a bad answer to the blocks it came from.
 
     from docclean_assets.retrieval import read_chunks
-    table = read_chunks("reports", data_dir="data/tables")   # pyarrow.Table, CHUNKS_SCHEMA
+    table = read_chunks("reports", data_dir="data/out")   # pyarrow.Table, CHUNKS_SCHEMA
 
 Search uses bm25s (sparse-matrix BM25, numpy only): the same scoring a user's first index would use,
 instead of a home-made one.
@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from docclean_assets.paths import default_data_dir
 from docclean_assets.store.tables import Store
 from docclean_assets.tables import CHUNKS_SCHEMA
 
@@ -24,11 +25,12 @@ from docclean_assets.tables import CHUNKS_SCHEMA
 SHOWN = ["source", "path", "chunk_id", "chunk_index", "role", "heading_path", "pages", "tokens", "text"]
 
 
-def read_chunks(source: str | None = None, data_dir: str | Path = "data/tables", columns: Sequence[str] | None = None,
+def read_chunks(source: str | None = None, data_dir: str | Path | None = None, columns: Sequence[str] | None = None,
                 store: Store | None = None) -> pa.Table:
     """The chunks the last run committed for one source (every source when None), in document order;
-    from the tables under `data_dir` (a folder or s3://bucket/prefix), or those of `store`."""
-    store = store or Store(str(data_dir))
+    from the tables under `data_dir` (a folder or s3://bucket/prefix; default: `docclean run`'s, as
+    $DOCCLEAN_DATA_DIR or data/out), or those of `store`."""
+    store = store or Store(str(data_dir or default_data_dir()))
     names = [source] if source is not None else store.sources("chunks")
     tables = [t for name in names if (t := store.read("chunks", name, CHUNKS_SCHEMA, columns=columns)) is not None]
     schema = CHUNKS_SCHEMA if columns is None else pa.schema([CHUNKS_SCHEMA.field(c) for c in columns])
