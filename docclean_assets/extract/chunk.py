@@ -281,9 +281,9 @@ def _table_chunks(unit: Unit, s: ChunkSettings, count: Counter) -> list[Chunk]:
     frame = [b.text for b in titles]
     after = [b.text for b in unit.captions]
     blocks = titles + [table_block] + unit.captions
-    if parsed is None:  # a fallback (description + text): split like prose, by lines
-        text_unit = Unit("code", [table_block], unit.path, unit.heads, unit.lead)
-        return [replace(c, role="table") for c in unit_to_chunks(replace(text_unit, captions=[]), s, count)]
+    if parsed is None:  # a fallback (description + text): split by lines, its captions kept with it
+        text_unit = Unit("code", [table_block, *unit.captions], unit.path, unit.heads, unit.lead)
+        return [replace(c, role="table") for c in unit_to_chunks(text_unit, s, count)]
     whole = _make(unit, "table", frame + [table_block.text] + after, frame + [linearize(parsed)] + after,
                   blocks, count, s)
     if whole.tokens <= s.max_tokens or len(parsed.rows) <= 1:

@@ -116,12 +116,6 @@ def linearize(table: ParsedTable) -> str:
     return "\n".join(t for t in (whole, *rows) if t)
 
 
-def linearize_text(text: str, header_max_rows: int) -> str:
-    """A table block's text for embedding: linearized when it is a Markdown table, else as it is."""
-    table = parse_markdown_table(text, header_max_rows)
-    return text if table is None else linearize(table)
-
-
 def table_part(table: ParsedTable, start: int, stop: int) -> ParsedTable:
     """Rows start..stop of a table, with its whole header."""
     return ParsedTable(table.header_lines, table.header_cells, table.rows[start:stop], table.row_cells[start:stop])

@@ -117,6 +117,12 @@ def test_embed_text_puts_each_value_beside_its_row_and_column_labels_without_pip
     assert table.text == text and "Net sales: 2023 $ 1,200" in table.embed_text
 
 
+def test_a_fallback_table_keeps_its_captions():
+    blocks = [Block("table", "A table we could not align: a b c", seq=0), Block("caption", "Source: staff", seq=1)]
+    chunks = blocks_to_chunks(blocks, S)
+    assert [q for c in chunks for q in c.seqs] == [0, 1] and all(c.role == "table" for c in chunks)
+
+
 def test_a_first_row_of_data_is_no_header():
     parsed = parse_markdown_table("| Industrial | 3.6 % | 4.4 % |\n|---|---|---|\n| Safety | 5.1 | 7.3 |", 4)
     assert parsed is not None and parsed.header_cells == () and len(parsed.rows) == 2
