@@ -49,7 +49,7 @@ def load_docclean(fmt):
             raise ValueError("unrecognised format")
         ext = extract_document(data, sniffed, settings)
         repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
-        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate))
+        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize, fmt)
         blocks = sorted(blocks, key=lambda b: b.seq)
         body = "\n\n".join(b.text for b in blocks if b.drop_reason is None and b.kind in BODY_KINDS)
         notes = "\n\n".join(b.text for b in blocks

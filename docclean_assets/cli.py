@@ -199,7 +199,7 @@ def clean_file(file: str, settings=None):
         raise ExtractionError("unrecognised format")
     ext = extract_document(data, fmt, settings)
     repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
-    blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize)
+    blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize, fmt)
     return fmt, ext, blocks
 
 

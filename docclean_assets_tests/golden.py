@@ -52,7 +52,8 @@ def extract(data: bytes, fmt: str, settings: Settings) -> Extraction:
 def normalized(ex: Extraction, settings: Settings, template: Iterable = ()) -> list[Block]:
     """The blocks the pipeline keeps for one document: page repeats (and a site's template) then normalisation."""
     repeats = [*blocks_to_page_repeats("-", ex.blocks, ex.report.pages, settings.boilerplate), *template]
-    return normalize_blocks(apply_repeats("-", ex.blocks, repeats, settings.boilerplate), settings.normalize)
+    return normalize_blocks(apply_repeats("-", ex.blocks, repeats, settings.boilerplate), settings.normalize,
+                            ex.report.format)
 
 
 def site_template(extractions: dict[str, Extraction], settings: Settings) -> list:

@@ -339,6 +339,25 @@ def test_superscript_marker_stays_in_its_word() -> None:
     assert [b.text for b in extract(make_pdf(draw))] == ["Accidents happened12 in the year."]
 
 
+def _gapped(gap_em: float, font: str = "Times-Italic", size: float = 9.0) -> bytes:
+    """One line whose word gaps are set by position, no space char drawn, `gap_em` wide."""
+    def draw(c: canvas.Canvas) -> None:
+        x = 72.0
+        for piece in ("could affect our results of", "operations and cash", "flows in the year."):
+            c.setFont(font, size)
+            c.drawString(x, 700, piece)
+            x += c.stringWidth(piece, font, size) + gap_em * size
+    return make_pdf(draw)
+
+
+def test_an_overhanging_italic_f_does_not_glue_the_words_beside_it() -> None:
+    # Times-Italic's "f" is inked past its pen box on both sides: its ink reached over a quarter-em
+    # word gap, read "ofoperations" and "cashflows" (10-K filings set such gaps without a space char)
+    assert [b.text for b in extract(_gapped(0.25))] == ["could affect our results of operations and cash flows in the year."]
+    # a kerning gap stays inside the word
+    assert [b.text for b in extract(_gapped(0.02))] == ["could affect our results ofoperations and cashflows in the year."]
+
+
 def test_no_text_layer_is_flagged_not_an_error() -> None:
     def draw(c: canvas.Canvas) -> None:
         c.rect(100, 100, 200, 200, fill=1)

@@ -13,10 +13,11 @@ from docclean_assets.extract.settings import BoilerplateSettings
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN_PAGE = re.compile(r"^[ivxlcdm]+$")
-# A pattern that is nothing but a page counter: "#", "- # -", "page # of #", "# / #", "p. #".
+# A pattern that is nothing but a page counter: "#", "- # -", "page # of #", "# / #", "p. #", and a
+# section's "f-#" or "a-#" (a filing's financial-statement and exhibit pages).
 # Possessive spaces: two space runs around an optional bracket must not trade characters (quadratic
 # on a long run of spaces); a bracket is never a space, so the matches are the same.
-_PAGE_NUMBER = re.compile(r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*+[-–—(\[]?\s*+#\s*+[-–—)\]]?(?:\s*+(?:of|/|von|de)\s*+#)?$")
+_PAGE_NUMBER = re.compile(r"^(?:page|p\.|pg\.?|seite|página|pagina)?\s*+[-–—(\[]?\s*+(?:[a-z]{1,2}-)?#\s*+[-–—)\]]?(?:\s*+(?:of|/|von|de)\s*+#)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,7 @@ def blocks_to_page_repeats(doc_id: str, blocks: list[Block], pages: int, s: Boil
             repeats.append(Repeat("pages", doc_id, band, pattern, next(iter(where.values())), len(where), pages,
                                   tuple(str(p) for p in sorted(where)), _chrome_reason(pattern, band)))
     repeats += _slot_mates(doc_id, blocks, pages, repeats, s)
+    repeats += _edge_runs(doc_id, blocks, pages, {(r.band, r.pattern) for r in repeats}, s)
     known = {(r.band, r.pattern) for r in repeats}
     body = _body_size(blocks)
     if body is None:
@@ -296,6 +298,56 @@ def _edge_furniture(pieces: list[Block], edge: str, page: list[Block], body: flo
     return small and len(pieces) >= s.edge_line_min_pieces
 
 
+_NOT_EDGE_TEXT = frozenset({Kind.HEADING, Kind.TITLE, Kind.TABLE})
+
+
+def edge_stacks(blocks: list[Block], s: BoilerplateSettings) -> dict[int, str]:
+    """id -> edge ('top' / 'bottom') of the blocks among each page's `edge_stack_lines` outermost
+    body blocks at either edge that are single short lines (a multi-line block ends the stack), and
+    no heading, title or table: where a page's furniture sits when the page ends where its text does."""
+    per_page: dict[int, list[Block]] = defaultdict(list)
+    for b in blocks:
+        if b.in_body and b.bbox is not None and b.page is not None and b.get_meta("font_size") is not None:
+            per_page[b.page].append(b)
+    out: dict[int, str] = {}
+    for on_page in per_page.values():
+        if len(on_page) <= 2 * s.edge_stack_lines:  # a page of a few lines is its content
+            continue
+        for edge, order in (("top", sorted(on_page, key=lambda b: b.bbox.y0)),
+                            ("bottom", sorted(on_page, key=lambda b: -b.bbox.y1))):
+            for b in order[:s.edge_stack_lines]:
+                if b.bbox.height > s.single_line_max_height_em * float(b.get_meta("font_size")):
+                    break
+                if b.kind not in _NOT_EDGE_TEXT and len(b.text) <= s.edge_piece_max_chars:
+                    out.setdefault(id(b), edge)
+    return out
+
+
+def _longest_run(pages: Iterable[int], max_gap: int) -> int:
+    """The most pages in one run of pages no more than `max_gap` pages apart."""
+    best = run = 0
+    prev = None
+    for p in sorted(pages):
+        run = run + 1 if prev is not None and p - prev <= max_gap + 1 else 1
+        best, prev = max(best, run), p
+    return best
+
+
+def _edge_runs(doc_id: str, blocks: list[Block], pages: int, known: set[tuple[str | None, str]],
+               s: BoilerplateSettings) -> list[Repeat]:
+    """Texts among the pages' outermost lines (`edge_stacks`) that recur there on a run of at least
+    `edge_run_min_pages` pages: the feet and page numbers of one part of a long document (a filing's
+    F-pages, an exhibit's "- 2 -" above its title), set wherever each page's text ends."""
+    stacks = edge_stacks(blocks, s)
+    seen: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    for b in blocks:
+        if id(b) in stacks:
+            seen[(stacks[id(b)], pattern_of(b.text))].setdefault(b.page, b.text)  # type: ignore[arg-type]
+    found = {k: where for k, where in seen.items()
+             if k not in known and k[1] and _longest_run(where, s.edge_run_max_gap_pages) >= s.edge_run_min_pages}
+    return _repeats_of(doc_id, pages, found)
+
+
 def _slot(b: Block) -> tuple[float, float, str | None]:
     return (b.bbox.y0, b.bbox.y1, b.get_meta("font_size")) if b.bbox else (0.0, 0.0, None)
 
@@ -382,11 +434,12 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
         return blocks
     sole = sole_lines(blocks) if by_band else set()
     edges = {id(b): edge for pieces, edge, _page in _edge_lines(blocks, s) for b in pieces} if by_band else {}
+    stacks = edge_stacks(blocks, s) if by_band else {}
     reasons: list[str | None] = []
     for b in blocks:
         reason = None
         if b.drop_reason is None and len(b.text) <= s.max_chars:
-            band = band_of(b, s.band_fraction) or edges.get(id(b))
+            band = band_of(b, s.band_fraction) or edges.get(id(b)) or stacks.get(id(b))
             page_reason = None if id(b) in sole else by_band.get((band, pattern_of(b.text)))
             reason = page_reason or template.get(template_pattern_of(b.text))
         reasons.append(reason)

@@ -100,15 +100,68 @@ def dehyphenate(text: str, vocab: Counter[str], s: NormalizeSettings | None = No
     return _BROKEN.sub(join, text).replace(LINE_BREAK_HYPHEN, "")
 
 
-def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None) -> list[Block]:
-    """Every block with normalised text; `orig_text` keeps the backend's text when it changed."""
+# "af ected": letters ending in "f", one space, lower-case letters; whole words only.
+_MAX_ZIPF = 7.8  # above "the", the most frequent word wordfreq knows (7.73 in English)
+_LOST_LIGATURE = re.compile(r"(?<![^\W\d_])([^\W\d_]*f) ([a-z]++)(?![^\W\d_])")
+
+
+def relink_ligatures(text: str, s: NormalizeSettings) -> str:
+    """Make "af ected" whole again ("affected"): a ligature glyph mapped to a single "f" leaves one
+    letter out and a gap in; word frequencies decide (see `lost_ligature_min_zipf`)."""
+    if "f " not in text:
+        return text
+    zipf = word_plausibility(s.languages)
+    floor, margin = s.lost_ligature_min_zipf, s.lost_ligature_margin_zipf
+
+    def join(m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        zr = zipf(right)
+        if zr + margin > _MAX_ZIPF:  # no word is that frequent: "of the" costs one cached lookup
+            return m.group(0)
+        joined = left + "f" + right
+        zj = zipf(joined.lower())
+        return joined if zj >= floor and zj >= zr + margin else m.group(0)
+
+    return _LOST_LIGATURE.sub(join, text)
+
+
+# "ofDecember": two or more lower-case letters run into a capitalised word; whole tokens only.
+_GLUED = re.compile(r"(?<![^\W\d_])([a-z]{2,})([A-Z][a-z]+)(?![^\W\d_])")
+
+
+def split_glued_words(text: str, s: NormalizeSettings) -> str:
+    """Split "ofDecember" into "of December" where word frequencies say two words were run together
+    (see `glued_left_min_zipf`)."""
+    zipf = word_plausibility(s.languages)
+
+    def split(m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        if (zipf(left) >= s.glued_left_min_zipf and zipf(right.lower()) >= s.glued_right_min_zipf
+                and not zipf(m.group(0).lower())):
+            return f"{left} {right}"
+        return m.group(0)
+
+    return _GLUED.sub(split, text)
+
+
+def repair_text_layer(text: str, s: NormalizeSettings) -> str:
+    """A PDF text layer's words made whole: lost ligatures relinked, run-together words split."""
+    return split_glued_words(relink_ligatures(text, s), s)
+
+
+def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None, fmt: str | None = None) -> list[Block]:
+    """Every block with normalised text; `orig_text` keeps the backend's text when it changed. A PDF's
+    (`fmt` "pdf") words are also repaired where its text layer lost a ligature or a space, except
+    in code."""
     s = s or NormalizeSettings()  # validated once, not once per block
+    repair = fmt == "pdf"
     blocks = blocks_to_continuations(blocks)
     # the counts serve only dehyphenate, which returns at once without a line-break hyphen
     vocab = vocabulary(b.text for b in blocks) if any(LINE_BREAK_HYPHEN in b.text for b in blocks) else Counter()
     out = []
     for b in blocks:
-        text = dehyphenate(clean_chars(b.text), vocab, s)
+        text = clean_chars(b.text)
+        text = dehyphenate(repair_text_layer(text, s) if repair and b.kind != Kind.CODE else text, vocab, s)
         nb = b.with_text(collapse_whitespace(text, keep_lines=b.kind in _LINE_KINDS))
         out.append(nb.dropped("empty") if not nb.text and nb.drop_reason is None else nb)
     return out

@@ -31,6 +31,19 @@ class NormalizeSettings:
     # frequent (Zipf units: log10 of occurrences per billion words) than the joined one; 0 = simply
     # more frequent. Calibrated on well-known/wellknown (5.3 vs 1.6), e-mail/email (4.6 vs 4.7).
     keep_hyphen_margin_zipf: float = 0.0
+    # A PDF whose font maps an "ff"/"ffi" ligature to one "f" reads "af ected", "suf icient": the
+    # pair is made whole ("affected") when the word with the missing "f" has at least this Zipf
+    # frequency and beats the fragment after the gap by `lost_ligature_margin_zipf`. Calibrated on
+    # 10-K filings: affect 4.6 against "ect" 3.5; "ef ort" (effort 4.9, "ort" 5.3) stays as read.
+    lost_ligature_min_zipf: float = 3.0
+    lost_ligature_margin_zipf: float = 1.0
+    # A PDF that sets a word gap as a negative kerning leaves "ofDecember", "toNote": a lower-case
+    # word of at least `glued_left_min_zipf` run into a capitalised word of at least
+    # `glued_right_min_zipf`, the whole unknown to the word lists, is split. Calibrated on 10-K
+    # filings ("endedDecember": ended 4.9, December 5.1); brand names that start with one lower-case
+    # letter (iPhone, eBay) or end in capitals (macOS) never match.
+    glued_left_min_zipf: float = 4.5
+    glued_right_min_zipf: float = 3.0
 
     def __post_init__(self) -> None:
         check_section(self)
@@ -103,6 +116,16 @@ class BoilerplateSettings:
     edge_line_min_spread: Fraction = 0.6
     edge_piece_max_chars: int = 60
     edge_line_max_size_ratio: float = 1.3
+    # Pages that end where their text ends (filings rendered from HTML) carry their foot and page
+    # number right under the last line, at any height: a short single line among a page's
+    # `edge_stack_lines` outermost lines at either edge (a page number sits over an exhibit's title
+    # there) whose text recurs there on a run of at least `edge_run_min_pages` pages, none more than
+    # `edge_run_max_gap_pages` apart (a full-page table without its foot), is furniture. Calibrated
+    # on 10-K filings: F-pages and exhibits run 45-320 pages; a table continued over two or three
+    # pages repeats its title, and headings are never taken.
+    edge_stack_lines: int = 2
+    edge_run_min_pages: int = 5
+    edge_run_max_gap_pages: int = 1
 
     def __post_init__(self) -> None:
         check_section(self)

@@ -358,7 +358,7 @@ def _normalize_document(row: dict, table: pa.Table | None, repeats: _Repeats, se
     blocks = [b for _, b in table_to_blocks(table)] if table is not None else []  # in seq order already
     try:
         kept = apply_repeats(ref.doc_id, blocks, repeats.of(ref.doc_id, ref.format), settings.boilerplate)
-        out = normalize_blocks(kept, settings.normalize)
+        out = normalize_blocks(kept, settings.normalize, ref.format)
     except Exception as exc:  # noqa: BLE001 - the document keeps its parsed blocks, marked
         stats.failed += 1
         why = (STAGE_ERROR, f"normalisation: {type(exc).__name__}: {exc}")

@@ -150,7 +150,7 @@ def _stages() -> dict:
         return sum(len(b.text) for b in nz.blocks_to_continuations([first, second]))
 
     return {
-        "normalize_blocks": lambda t: sum(len(b.text) for b in nz.normalize_blocks(_blocks(t))),
+        "normalize_blocks": lambda t: sum(len(b.text) for b in nz.normalize_blocks(_blocks(t), fmt="pdf")),
         "dehyphenate": lambda t: len(nz.dehyphenate(t, nz.vocabulary([t]))),
         "vocabulary": lambda t: len(nz.vocabulary([t, t.lower()])),
         "clean_chars": lambda t: len(nz.clean_chars(t)),

@@ -246,10 +246,10 @@ def test_a_later_stage_failing_on_one_document_costs_that_document(tmp_path, mon
     settings = Settings()
     real = derive.normalize_blocks
 
-    def poisoned(blocks, s=None):
+    def poisoned(blocks, s=None, fmt=None):
         if any("Poisoned" in b.text for b in blocks):
             raise ValueError("a bug in a stage")
-        return real(blocks, s)
+        return real(blocks, s, fmt)
 
     monkeypatch.setattr(derive, "normalize_blocks", poisoned)
     store = Store(tmp_path / "out")

@@ -82,3 +82,28 @@ def test_no_continuation_within_a_column_after_a_sentence_or_a_heading_or_withou
         assert all(b.get_meta("continues") is None for b in normalize_blocks(blocks))
     out = normalize_blocks([_p("Left open and", 0, 1, "0"), _p("carried on.", 1, 1, "1")])
     assert out[1].get_meta("continues") == "0" and out[0].text == "Left open and"  # no hyphen: text as is
+
+
+def test_a_pdf_text_layers_lost_ligatures_and_run_together_words_are_repaired():
+    from docclean_assets.extract.normalize import relink_ligatures, split_glued_words
+    from docclean_assets.extract.settings import NormalizeSettings
+
+    s = NormalizeSettings()
+    # an "ff"/"ffi" glyph mapped to one "f": a letter lost, a gap left
+    assert relink_ligatures("could adversely af ect our suf icient af iliates", s) == \
+        "could adversely affect our sufficient affiliates"
+    # two real words stay two: "ice" is a word, "offfice" none; "ort" is commoner than "effort"
+    assert relink_ligatures("of ice and the staff of ort", s) == "of ice and the staff of ort"
+    # a word gap set by negative kerning: a common word run into a capitalised one
+    assert split_glued_words("As ofDecember 31, refer toNote 13 for the year endedDecember 31", s) == \
+        "As of December 31, refer to Note 13 for the year ended December 31"
+    # names with one lower-case letter first, or capitals after, and known words stay whole
+    assert split_glued_words("iPhone eBay macOS PepsiCo JPMorgan McDonald", s) == "iPhone eBay macOS PepsiCo JPMorgan McDonald"
+
+
+def test_text_layer_repairs_apply_to_pdf_blocks_only_and_never_to_code():
+    blocks = [Block("paragraph", "refer toNote 3: it may af ect us", seq=0), Block("code", "x = toString(isValid)", seq=1)]
+    pdf = normalize_blocks(blocks, fmt="pdf")
+    assert pdf[0].text == "refer to Note 3: it may affect us" and pdf[0].orig_text == blocks[0].text
+    assert pdf[1].text == "x = toString(isValid)"
+    assert normalize_blocks(blocks, fmt="docx")[0].text == "refer toNote 3: it may af ect us"

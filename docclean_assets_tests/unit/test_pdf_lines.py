@@ -3,7 +3,7 @@ so two rows of small type close together never interleave, while sub- and supers
 line and a neighbouring column at an offset baseline does not pull rows together."""
 from __future__ import annotations
 
-from docclean_assets.extract.pdf.chars import Char
+from docclean_assets.extract.pdf.chars import INFERRED_SPACE, Char
 from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.settings import PdfSettings
 
@@ -103,3 +103,35 @@ def test_display_type_beside_small_text_is_no_drop_cap():
     title = _chars("BIG", 50.0, 500.0, 30.0)
     small = _chars("a note in small type beside it", 200.0, 500.0, 8.0, seq=50)
     assert any(t.startswith("BIG") for t in _lines(title + small))  # not B, I and G as three initials
+
+
+def _spaced(words: list[str], gap_em: float, size: float, inferred: bool) -> list[Char]:
+    """Words on one baseline `gap_em` apart, no space char drawn; with `inferred`, a space PDFium
+    inferred (chars.INFERRED_SPACE, an empty box where the word before ends) in each gap."""
+    out, x, seq = [], 100.0, 0
+    for w in words:
+        if out and inferred:
+            out.append(Char(INFERRED_SPACE, x - gap_em * size, PAGE_H - 500.0, x - gap_em * size, PAGE_H - 500.0,
+                            size, "Helvetica", 0.0, x - gap_em * size, 500.0, 0.0, seq, 0.0))
+            seq += 1
+        run = _chars(w, x, 500.0, size, seq)
+        out += run
+        seq += len(run)
+        x = run[-1].x1 + gap_em * size
+    return out
+
+
+def test_a_space_pdfium_inferred_splits_words_only_where_the_glyphs_leave_a_gap():
+    # justified 10-K text: a word gap of 0.1 em, under word_gap_em, where PDFium inferred a space
+    assert _row_texts(_spaced(["of", "operations"], 0.1, 9.0, inferred=True)) == ["of operations"]
+    assert _row_texts(_spaced(["of", "operations"], 0.1, 9.0, inferred=False)) == ["ofoperations"]
+    # a kerning gap under inferred_space_min_em is no word gap, inferred space or not
+    assert _row_texts(_spaced(["kern", "ing"], 0.03, 9.0, inferred=True)) == ["kerning"]
+    # the same word drawn twice, the first time with glyphs missing: its inferred space lies
+    # under a glyph of the full drawing, which leaves no gap there
+    full = _chars("initially", 100.0, 500.0, 9.0, 100)
+    partial = [c for c in _chars("initially", 100.0, 500.0, 9.0) if c.text != "y"]
+    hole = full[-1].x0 - 0.5
+    space = Char(INFERRED_SPACE, hole, PAGE_H - 500.0, hole, PAGE_H - 500.0, 9.0, "Helvetica", 0.0, hole, 500.0,
+                 0.0, 50, 0.0)
+    assert _row_texts(partial + [space] + full) == ["initially"]

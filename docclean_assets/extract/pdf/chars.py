@@ -144,6 +144,12 @@ def _texts(raw: object, n: int) -> list[str] | str:
     return out
 
 
+# The text of a space PDFium inferred between upright glyphs and chars.py kept: lines.py splits a
+# word there only where the glyphs around it, in x order, leave a gap (a glyph drawn twice can
+# cover it).
+INFERRED_SPACE = "\u2009"
+
+
 def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSettings) -> tuple[list[Char], int]:
     """The text page's visible chars in `frame`, and its drawn non-space char count.
 
@@ -168,14 +174,22 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
     st_obj = 0  # the object `st` and its unpacked fields below belong to
     size = angle = light = 0.0
     fontname, upright = "", True
+    overhang_em, space_em = s.glyph_overhang_min_em, s.inferred_space_min_em
+    pen_right: float | None = None  # where the last kept upright glyph's pen box ends, user space
+    pen_y: float | None = None  # and its baseline
     for i, obj, text, left, top, right, bottom in zip(range(n), cols.obj, texts, cols.left, cols.top, cols.right,
                                                        cols.bottom):
         if not text:  # the second half of a surrogate pair
             continue
-        if not obj and (text != " " or st is None or upright):  # generated CR/LF, space
-            continue
-        if top == bottom and cols.flags[i] & GENERATED and (not text.isspace() or st is None or upright):
-            continue
+        generated = not obj or (top == bottom and cols.flags[i] & GENERATED)
+        if generated and upright and text == " " and st is not None:
+            # kept as a word break where the pen gap around it is one; placed at the glyph before
+            if not _inferred_gap(cols, i, n, pen_right, pen_y, space_em * size):
+                continue
+            left = right = pen_right
+            text = INFERRED_SPACE
+        elif generated and (text != " " or st is None or upright):
+            continue  # generated CR/LF
         if obj == prev_obj and left == pl and top == pt and right == pr and bottom == pb:
             # One glyph, several code points (ligature): pdfminer gave them as one char.
             if prev_kept and out:  # joined once after the loop: linear in however many a glyph maps to
@@ -190,6 +204,8 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
         if obj and obj != st_obj:  # a generated space without an object keeps the previous char's style
             st, st_obj = styles[obj], obj
             size, fontname, angle, light, upright = st.size, st.fontname, st.angle, st.lightness, st.upright
+        if upright and cols.flags[i] & ORIGIN_OK and left < cols.ox[i] - overhang_em * size:
+            left, right = _pen_box(cols, i, n, right)
         if rotation == 0:
             x0, x1, y0, y1 = left - fx0, right - fx0, fy1 - top, fy1 - bottom
         else:
@@ -198,7 +214,7 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
         if not (0 <= mx <= width and 0 <= my <= height):
             continue
         if upright:
-            ox, oy, adv = left, cols.oy[i], right - left
+            ox, oy, adv = left, (pen_y if generated else cols.oy[i]), right - left
         else:
             ox, oy = cols.ox[i], cols.oy[i]
             if rotation:
@@ -208,9 +224,34 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
         append(_new_char((text, x0 if x0 > 0.0 else 0.0, y0 if y0 > 0.0 else 0.0, x1 if x1 < width else width,
                           y1 if y1 < height else height, size, fontname, angle, ox, oy, light, i, adv)))
         prev_kept = True
+        pen_right, pen_y = (right, cols.oy[i]) if not generated else (None, None)
     for k, tail in tails.items():
         out[k] = out[k]._replace(text=out[k].text + "".join(tail))
     return out, raw_count
+
+
+def _inferred_gap(cols: CharScan, i: int, n: int, pen_right: float | None, pen_y: float | None,
+                  min_gap: float) -> bool:
+    """Whether the space PDFium inferred at char i (from the fonts' advances) lies in a gap of at
+    least `min_gap` points between the last glyph's pen box and the next glyph's origin on the same
+    baseline: then it is kept as a word break."""
+    j = i + 1
+    if pen_right is None or j >= n or cols.flags[j] & GENERATED or not cols.flags[j] & ORIGIN_OK:
+        return False
+    return abs(cols.oy[j] - pen_y) < min_gap and cols.ox[j] - pen_right >= min_gap
+
+
+def _pen_box(cols: CharScan, i: int, n: int, right: float) -> tuple[float, float]:
+    """The x extent of an upright glyph drawn past its pen box: from its origin to where PDFium put
+    the space it inferred after it (at the glyph's advance), else to the next glyph's origin, never
+    past its ink."""
+    ox = cols.ox[i]
+    j = i + 1
+    if j < n and cols.flags[j] & GENERATED and ox < cols.left[j] <= right:  # the inferred space's box
+        return ox, cols.left[j]
+    if j < n and cols.obj[j] == cols.obj[i] and cols.flags[j] & ORIGIN_OK and ox < cols.ox[j] < right:
+        return ox, cols.ox[j]
+    return ox, right
 
 
 def _advance(cols: CharScan, i: int, n: int, obj: int, ox: float, oy: float, st: _Style, box: tuple) -> float:

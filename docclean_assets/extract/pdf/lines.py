@@ -9,7 +9,7 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from docclean_assets.extract.bidi import visual_to_logical
-from docclean_assets.extract.pdf.chars import Char, is_bold_font, size_key
+from docclean_assets.extract.pdf.chars import INFERRED_SPACE, Char, is_bold_font, size_key
 from docclean_assets.extract.pdf.labels import list_label
 from docclean_assets.extract.pdf.settings import PdfSettings
 
@@ -310,12 +310,16 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
     Overprinted duplicates (fake bold: the same glyph again within `duplicate_char_em`) are dropped.
     """
     words: list[Word] = []
-    split_em, dup_em = settings.word_gap_em, settings.duplicate_char_em
+    split_em, dup_em, inferred_em = settings.word_gap_em, settings.duplicate_char_em, settings.inferred_space_min_em
     for r, row in enumerate(_rows(chars, settings)):
         row.sort(key=_BY_X)
         base = _row_base(row, settings)
         cur: list[Char] = []
+        inferred = False  # a space PDFium inferred lies between the last char and the next
         for c in row:
+            if c.text == INFERRED_SPACE:
+                inferred = True
+                continue
             if c.text.isspace():
                 if cur:
                     words.append(_word(cur, r, base, settings))
@@ -327,9 +331,12 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
                 tol = dup_em * size
                 if c.text == p.text and abs(c.x0 - p.x0) < tol and abs(c.top - p.top) < tol:
                     continue
-                if c.x0 - p.x1 > split_em * (size if size < p.size else p.size):
+                em = size if size < p.size else p.size
+                gap = c.x0 - p.x1
+                if gap > split_em * em or (inferred and gap >= inferred_em * em):
                     words.append(_word(cur, r, base, settings))
                     cur = []
+            inferred = False
             cur.append(c)
         if cur:
             words.append(_word(cur, r, base, settings))

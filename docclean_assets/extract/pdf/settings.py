@@ -30,6 +30,18 @@ class PdfSettings:
     # bounds) when its RGB channels differ by at most this fraction of the channel range; more is a
     # chromatic colour. Carried over from the pdfplumber-based char layer (historical default).
     grey_max_channel_spread_fraction: Fraction = 0.1
+    # An upright glyph whose loose box starts more than this many em left of its origin is drawn
+    # past its pen box (a long "f" of Garamond-like faces): PDFium's loose box is then its ink, which
+    # reaches over the space beside it ("cashflows", "ofoperations" in 10-K filings, where such an
+    # "f" overhangs 0.15-0.2 em); its box is narrowed to the pen box. Upright faces start at their
+    # origin exactly (0 em on every corpus glyph without a swash).
+    glyph_overhang_min_em: float = 0.05
+    # A space PDFium infers between two upright glyphs (from the fonts' advances, where the file
+    # draws none) is kept as a word break when the pen gap it sits in is at least this many em:
+    # justified 10-K text sets word gaps of 0.11 em ("of operations" in TimesNewRoman-Italic at
+    # 9 pt: 1.05 pt), under `word_gap_em`, while in-word kerning stays below 0.05 em (LaTeX).
+    # Smaller inferred gaps are ignored: PDFium also infers spaces inside loosely set OCR words.
+    inferred_space_min_em: float = 0.08
 
     # ---- graphics (graphics.py): painted paths
     # A painted path no thicker than this many points in one direction is a rule (table and footnote
