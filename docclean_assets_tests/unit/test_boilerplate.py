@@ -264,3 +264,30 @@ def test_a_lists_last_items_in_the_bottom_band_stay_body():
     blocks = [_sized("Body text " * 40, 1, 62, 712, 10), *items]
     out = apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 1, S), S)
     assert all(b.drop_reason is None for b in out)
+
+
+def _filing_page(page, end, foot, extra_heading=None):
+    """A page rendered from HTML: its text ends at `end` points, its page number and foot right under it."""
+    blocks = [_sized(extra_heading, page, 60, 72, 10.0, kind="heading")] if extra_heading else []
+    blocks += [_sized(f"Plan text of page {page}, its own words.", page, 80, end - 40, 10.0),
+               _sized(f"Section {page}.1 goes on here.", page, end - 36, end - 24, 10.0),
+               _sized(f"- {page} -", page, end, end + 12, 10.0), _sized(foot, page, end + 11, end + 19, 8.0)]
+    return blocks
+
+
+def test_feet_and_page_numbers_set_where_each_pages_text_ends_go_on_a_run_of_pages():
+    # an exhibit of a filing: page number over the exhibit's foot, at any height, on 12 pages of 40
+    heights = [300, 650, 420, 560, 380, 610, 330, 500, 700, 450, 520, 350]
+    blocks = [b for i, end in enumerate(heights, start=20)
+              for b in _filing_page(i, end, "Pension Equalization Plan", extra_heading="Article II")]
+    blocks += [_sized(f"Other part, page {p}, text that differs.", p, 80, 700, 10.0) for p in range(1, 20)]
+    out = apply_repeats("d", blocks, blocks_to_page_repeats("d", blocks, 40, S), S)
+    reasons = {b.text: b.drop_reason for b in out}
+    assert reasons["- 21 -"] == "page_number" and reasons["Pension Equalization Plan"] == "running_foot"
+    assert reasons["Article II"] is None  # a heading repeated at the pages' tops is never taken
+    assert reasons["Section 21.1 goes on here."] is None  # a page's own last words stay
+    # the same foot on too short a run of pages is content
+    short = [b for i, end in enumerate(heights[:4], start=20) for b in _filing_page(i, end, "Pension Equalization Plan")]
+    short += [_sized(f"Other part, page {p}, text that differs.", p, 80, 700, 10.0) for p in range(1, 20)]
+    out = apply_repeats("d", short, blocks_to_page_repeats("d", short, 40, S), S)
+    assert {b.text: b.drop_reason for b in out}["Pension Equalization Plan"] is None
