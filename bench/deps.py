@@ -28,6 +28,8 @@ PEER_VENVS = {
     # A Python wrapper around a Java CLI (its jar is in the wheel): needs a JRE on PATH
     # (Debian default-jre-headless).
     "opendataloader": ["opendataloader-pdf==2.5.16", "psutil"],
+    # The retrieval bench's strongest PDF text peer (issue 34): Rust text extraction, one text per page.
+    "kreuzberg": ["kreuzberg==4.10.4"],
 }
 # Metric helpers installed with --target (not into the project venv): olmOCR-bench's own matchers.
 EVALLIB_REQS = ["rapidfuzz==3.14.6", "fuzzysearch==0.8.1"]
