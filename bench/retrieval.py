@@ -35,6 +35,8 @@ from bench.retrieval_eval import (
     Question,
     bm25_rank,
     embedding_rank,
+    furniture_patterns,
+    furniture_share,
     hit_ranks,
     page_blocks,
     pages_to_chunks,
@@ -50,7 +52,7 @@ QUICK_FILINGS = 6
 TOP_K = max(RECALL_KS)
 SCOPES = ("filing", "all")
 RETRIEVERS = ("bm25", "embeddings")
-DOCCLEAN_ROWS = ("docclean chunks", "docclean chunks, bare text", "docclean blocks, common chunker")
+DOCCLEAN_PREFIX = "docclean"  # rows named so are docclean's, never "the best other system"
 
 
 def log(msg: str) -> None:
@@ -124,6 +126,29 @@ def docclean_rows(work: Path) -> dict[str, list[Passage]]:
         last = max(by_page)
         common.extend(pages_to_chunks(doc, [[t for _, t in sorted(by_page.get(n, []))] for n in range(1, last + 1)]))
     rows["docclean blocks, common chunker"] = common
+    return rows
+
+
+def docclean_budget_rows(work: Path, budgets: list[int]) -> dict[str, list[Passage]]:
+    """docclean's chunker run again on its stored normalised blocks with other token budgets (a
+    sensitivity check of `settings.chunk.max_tokens`, not the pipeline's output)."""
+    from docclean_assets.extract.chunk import blocks_to_chunks
+    from docclean_assets.extract.settings import ChunkSettings
+    from docclean_assets.store.tables import Store
+    from docclean_assets.tables import BLOCKS_SCHEMA, table_to_blocks
+
+    table = Store(str(work / "docclean")).read("normalized_blocks", "filings", BLOCKS_SCHEMA)
+    if table is None or not budgets:
+        return {}
+    by_doc: dict[str, list] = defaultdict(list)
+    for ref, block in table_to_blocks(table):
+        by_doc[ref.path].append(block)
+    rows = {}
+    for budget in budgets:
+        settings = ChunkSettings(max_tokens=budget)
+        rows[f"docclean chunks, {budget} words"] = [
+            Passage(Path(path).stem, c.pages, c.embed_text)
+            for path, blocks in sorted(by_doc.items()) for c in blocks_to_chunks(sorted(blocks, key=lambda b: b.seq), settings)]
     return rows
 
 
@@ -226,11 +251,12 @@ def markdown(result: dict) -> str:
     """The report: one table per scope, the differences to the best other system, the setup."""
     lines = [f"Retrieval on financebench_dev: {result['filings']} filings, {result['pages']} pages, "
              f"{result['questions']} questions ({result['date']}). Page-hit recall, 95% bootstrap intervals "
-             "in brackets.", ""]
+             "in brackets. Furniture: share of the chunks' words on lines that open or close at least "
+             "5 pages of the filing's raw text layer (running heads, feet, page numbers).", ""]
     for scope in SCOPES:
         lines += [f"**Scope: {'the question’s filing' if scope == 'filing' else 'all filings'}**", "",
-                  "| text from | BM25 r@1 | BM25 r@5 | BM25 r@10 | emb. r@1 | emb. r@5 | emb. r@10 | chunks | words/chunk |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| text from | BM25 r@1 | BM25 r@5 | BM25 r@10 | emb. r@1 | emb. r@5 | emb. r@10 | chunks | words/chunk | furniture |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for name, row in result["rows"].items():
             cells = []
             for retriever in RETRIEVERS:
@@ -239,7 +265,9 @@ def markdown(result: dict) -> str:
                     f = fig.get(f"r@{k}")
                     cells.append("-" if f is None else (f"{f['value']:.2f} [{f['ci95'][0]:.2f}, {f['ci95'][1]:.2f}]"
                                                         if k == 5 else f"{f['value']:.2f}"))
-            lines.append(f"| {name} | " + " | ".join(cells) + f" | {row['stats']['chunks']} | {row['stats']['mean_words']} |")
+            st = row["stats"]
+            lines.append(f"| {name} | " + " | ".join(cells)
+                         + f" | {st['chunks']} | {st['mean_words']} | {100 * st['furniture_share']:.2f}% |")
         lines.append("")
     for label, diff in result.get("differences", {}).items():
         lines.append(f"- {label}: {diff['value']:+.3f} [{diff['ci95'][0]:+.3f}, {diff['ci95'][1]:+.3f}]")
@@ -251,7 +279,7 @@ def markdown(result: dict) -> str:
 def differences(rows: dict) -> dict:
     """docclean's chunks minus the best other system at recall@5, per retriever, scope the filing (paired)."""
     out = {}
-    others = [n for n in rows if n not in DOCCLEAN_ROWS]
+    others = [n for n in rows if not n.startswith(DOCCLEAN_PREFIX)]
     for retriever in RETRIEVERS:
         key = f"{retriever}/filing"
         if not others or key not in rows["docclean chunks"]["eval"]:
@@ -266,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"the first {QUICK_FILINGS} filings only")
     ap.add_argument("--systems", default=",".join(PEERS), help="peers to compare, comma-separated")
+    ap.add_argument("--chunk-tokens", default="", help="also docclean's chunker at these budgets (words), comma-separated")
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
@@ -282,7 +311,8 @@ def main(argv: list[str] | None = None) -> int:
 
     log(f"docclean run over {len(files)} filings")
     run = run_docclean(files, args.out)
-    rows = {name: {"passages": p} for name, p in docclean_rows(args.out).items()}
+    budgets = [int(b) for b in args.chunk_tokens.split(",") if b]
+    rows = {name: {"passages": p} for name, p in {**docclean_rows(args.out), **docclean_budget_rows(args.out, budgets)}.items()}
     rows["docclean chunks"]["run"] = run
     not_run = {}
     for system in [s for s in args.systems.split(",") if s]:
@@ -293,11 +323,14 @@ def main(argv: list[str] | None = None) -> int:
         passages = [c for doc, pages in sorted(docs.items()) for c in pages_to_chunks(doc, [page_blocks(t) for t in pages])]
         rows[f"{system} {facts['version']}".strip()] = {"passages": passages, "facts": facts}
 
+    raw, _ = peer_pages("pypdfium2", files, args.out)  # the reference for the furniture left in chunks
+    patterns = {doc: furniture_patterns(pages) for doc, pages in raw.items()}
     embedder = Embedder()
     for name, row in rows.items():
         log(f"evaluating {name}")
         row["eval"] = evaluate(row["passages"], questions, embedder)
-        row["stats"] = chunk_stats(row.pop("passages"))
+        row["stats"] = {**chunk_stats(row["passages"]),
+                        "furniture_share": round(furniture_share(row.pop("passages"), patterns), 5)}
     result = {"date": time.strftime("%Y-%m-%d"), "filings": len(files), "pages": page_count(files),
               "questions": len(questions), "question_ids": [q.qid for q in questions], "rows": rows,
               "not_run": not_run}

@@ -174,3 +174,38 @@ def paired_difference(a: Sequence[int | None], b: Sequence[int | None], k: int) 
     diffs = [float(x is not None and x <= k) - float(y is not None and y <= k) for x, y in zip(a, b)]
     lo, hi = bootstrap_interval(diffs)
     return {"value": round(sum(diffs) / len(diffs), 3) if diffs else 0.0, "ci95": [round(lo, 3), round(hi, 3)]}
+
+
+# --- furniture left in the chunks -------------------------------------------------------------------
+EDGE_LINES = 3  # lines at the top and at the bottom of a page's raw text layer searched for furniture
+FURNITURE_MIN_PAGES = 5  # a line there on at least this many pages of a filing (digits as '#') is furniture
+_DIGITS = re.compile(r"\d+")
+
+
+def line_pattern(line: str) -> str:
+    """A line compared across pages: case-folded, spaces collapsed, digit runs as '#'."""
+    return _DIGITS.sub("#", " ".join(line.split()).casefold())
+
+
+def furniture_patterns(page_texts: Sequence[str]) -> set[str]:
+    """The lines of a filing's raw text layer that open or close at least FURNITURE_MIN_PAGES pages:
+    its running heads, feet and page numbers, found independently of every system measured."""
+    seen: dict[str, set[int]] = {}
+    for number, text in enumerate(page_texts):
+        lines = [ln for ln in (text or "").splitlines() if ln.strip()]
+        for ln in lines[:EDGE_LINES] + lines[-EDGE_LINES:]:
+            seen.setdefault(line_pattern(ln), set()).add(number)
+    return {p for p, where in seen.items() if len(where) >= FURNITURE_MIN_PAGES and p.strip("# ")}
+
+
+def furniture_share(passages: Sequence[Passage], patterns: dict[str, set[str]]) -> float:
+    """Share of the passages' words on lines (or blocks) that are one of their filing's furniture lines."""
+    total = found = 0
+    for p in passages:
+        known = patterns.get(p.doc, set())
+        for line in p.text.splitlines():
+            n = len(line.split())
+            total += n
+            if n and line_pattern(line) in known:
+                found += n
+    return found / total if total else 0.0

@@ -89,3 +89,19 @@ def test_embeddings_load_offline_from_the_wheel_and_rank_by_meaning():
     vectors = embedder.embed(["quarterly revenue and net income", "the dog chased a ball in the park"])
     query = embedder.embed(["how much money did the company earn"])
     assert embedding_rank(vectors, query, 2) == [[0, 1]]
+
+
+def test_furniture_is_what_opens_or_closes_enough_pages_and_its_share_is_counted():
+    from bench.retrieval_eval import furniture_patterns, furniture_share
+
+    body = "\n".join(f"body sentence number {k} about something" for k in range(8))
+    pages = [f"Table of Contents\n{body}\nPfizer Inc. 2021 Form 10-K {i}" for i in range(6)]
+    pages[0] = pages[0].replace("body sentence number 0", "a cover line")
+    patterns = furniture_patterns(pages)
+    assert "table of contents" in patterns and "pfizer inc. # form #-k #" in patterns
+    assert "body sentence number # about something" in patterns  # inside the edge lines of 6 pages: repeated
+    assert "a cover line about something" not in patterns  # on one page only
+    assert furniture_patterns(pages[:4]) == set()  # on too few pages
+    passages = [Passage("d", (1,), "Table of Contents\nRevenue grew five percent")]
+    assert furniture_share(passages, {"d": patterns}) == 3 / 7
+    assert furniture_share(passages, {}) == 0.0
