@@ -204,7 +204,7 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
         if obj and obj != st_obj:  # a generated space without an object keeps the previous char's style
             st, st_obj = styles[obj], obj
             size, fontname, angle, light, upright = st.size, st.fontname, st.angle, st.lightness, st.upright
-        if upright and cols.flags[i] & ORIGIN_OK and left < cols.ox[i] - overhang_em * size:
+        if upright and not generated and cols.flags[i] & ORIGIN_OK and left < cols.ox[i] - overhang_em * size:
             left, right = _pen_box(cols, i, n, right)
         if rotation == 0:
             x0, x1, y0, y1 = left - fx0, right - fx0, fy1 - top, fy1 - bottom
