@@ -135,3 +135,19 @@ def test_a_space_pdfium_inferred_splits_words_only_where_the_glyphs_leave_a_gap(
     space = Char(INFERRED_SPACE, hole, PAGE_H - 500.0, hole, PAGE_H - 500.0, 9.0, "Helvetica", 0.0, hole, 500.0,
                  0.0, 50, 0.0)
     assert _row_texts(partial + [space] + full) == ["initially"]
+
+
+def test_an_accent_drawn_over_its_letter_leaves_no_gap_for_an_inferred_space():
+    # "Ja´n" (math_2503_04086 of olmOCR-bench): the acute accent is drawn over the "a" and ends before
+    # it, 0.1 em short of the "n" (under word_gap_em); PDFium infers a space after the accent, and the
+    # "n" starts where the "a" ends
+    size = 10.0
+    ja = _chars("Ja", 100.0, 500.0, size)
+    a = ja[-1]
+    top = PAGE_H - 500.0 - 0.75 * size
+    accent = Char("\u00b4", a.x0 + 1.0, top - 2.0, a.x0 + 4.0, top + 2.0, size, "Helvetica", 0.0, a.x0 + 1.0, 500.0,
+                  0.0, 10, 2.0)
+    space = Char(INFERRED_SPACE, accent.x1, PAGE_H - 500.0, accent.x1, PAGE_H - 500.0, size, "Helvetica", 0.0,
+                 accent.x1, 500.0, 0.0, 11, 0.0)
+    n = _chars("n", a.x1, 500.0, size, 12)
+    assert [w.text for w in chars_to_words(ja + [accent, space] + n, PdfSettings())] == ["Ján"]

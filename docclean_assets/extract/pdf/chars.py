@@ -175,7 +175,7 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
     size = angle = light = 0.0
     fontname, upright = "", True
     overhang_em, space_em = s.glyph_overhang_min_em, s.inferred_space_min_em
-    pen_right: float | None = None  # where the last kept upright glyph's pen box ends, user space
+    pen_right: float | None = None  # where the kept upright glyphs' pen boxes end on this baseline, user space
     pen_y: float | None = None  # and its baseline
     for i, obj, text, left, top, right, bottom in zip(range(n), cols.obj, texts, cols.left, cols.top, cols.right,
                                                        cols.bottom):
@@ -224,7 +224,12 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
         append(_new_char((text, x0 if x0 > 0.0 else 0.0, y0 if y0 > 0.0 else 0.0, x1 if x1 < width else width,
                           y1 if y1 < height else height, size, fontname, angle, ox, oy, light, i, adv)))
         prev_kept = True
-        pen_right, pen_y = (right, cols.oy[i]) if not generated else (None, None)
+        if generated:
+            pen_right = pen_y = None
+        elif pen_right is not None and pen_y == cols.oy[i] and pen_right > right:
+            pass  # a glyph drawn over the one before (an accent over its letter) ends no earlier
+        else:
+            pen_right, pen_y = right, cols.oy[i]
     for k, tail in tails.items():
         out[k] = out[k]._replace(text=out[k].text + "".join(tail))
     return out, raw_count

@@ -316,6 +316,7 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
         base = _row_base(row, settings)
         cur: list[Char] = []
         inferred = False  # a space PDFium inferred lies between the last char and the next
+        reach = 0.0  # the right edge of the current word's chars
         for c in row:
             if c.text == INFERRED_SPACE:
                 inferred = True
@@ -332,11 +333,11 @@ def chars_to_words(chars: list[Char], settings: PdfSettings) -> list[Word]:
                 if c.text == p.text and abs(c.x0 - p.x0) < tol and abs(c.top - p.top) < tol:
                     continue
                 em = size if size < p.size else p.size
-                gap = c.x0 - p.x1
-                if gap > split_em * em or (inferred and gap >= inferred_em * em):
+                if c.x0 - p.x1 > split_em * em or (inferred and c.x0 - reach >= inferred_em * em):
                     words.append(_word(cur, r, base, settings))
                     cur = []
             inferred = False
+            reach = c.x1 if not cur or c.x1 > reach else reach  # an accent over its letter ends no later
             cur.append(c)
         if cur:
             words.append(_word(cur, r, base, settings))
