@@ -71,6 +71,14 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(BIN)/python -m bench.run --quick $(BENCH_ARGS)
 
+# Retrieval (not part of `make test`): docclean's chunks against other systems' page text on FinanceBench
+# filings (../shared/corpus/retrieval/financebench_dev), BM25 and static embeddings, page-hit recall; writes
+# bench/out/retrieval/ (see bench/README.md, "Retrieval"). RETRIEVAL_ARGS='--quick' takes 6 filings.
+RETRIEVAL_ARGS ?=
+.PHONY: bench-retrieval
+bench-retrieval: $(STAMP)
+	$(BIN)/python -m bench.retrieval $(RETRIEVAL_ARGS)
+
 # Scale (not part of `make test`): `docclean run` on generated sources of 1k, 5k and 10k unique documents:
 # docs/s, peak memory of the process tree, unchanged rerun, rerun after a SIGKILL at 50%. Writes
 # bench/out/scale.json; SCALE_ARGS='--quick' tries it in minutes (see bench/README.md, "Scale").
