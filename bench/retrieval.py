@@ -98,7 +98,16 @@ def run_docclean(files: list[Path], work: Path) -> dict:
         proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"docclean run failed (exit {proc.returncode}); see {work / 'docclean_run.log'}")
-    return {"wall_s": round(time.monotonic() - start, 1)}
+    return {"wall_s": round(time.monotonic() - start, 1), "failed_documents": _failed(work / "docclean")}
+
+
+def _failed(data_dir: Path) -> dict[str, str]:
+    """path -> error of the filings docclean could not parse (their pages then hold no chunk)."""
+    from docclean_assets.store.tables import Store
+    from docclean_assets.tables import DOCS_SCHEMA
+
+    docs = Store(str(data_dir)).read("parsed_documents", "filings", DOCS_SCHEMA, columns=["path", "status", "error"])
+    return {d["path"]: d["error"] or "" for d in (docs.to_pylist() if docs is not None else []) if d["status"] != "ok"}
 
 
 def docclean_rows(work: Path) -> dict[str, list[Passage]]:
@@ -271,6 +280,9 @@ def markdown(result: dict) -> str:
         lines.append("")
     for label, diff in result.get("differences", {}).items():
         lines.append(f"- {label}: {diff['value']:+.3f} [{diff['ci95'][0]:+.3f}, {diff['ci95'][1]:+.3f}]")
+    failed = result["rows"].get("docclean chunks", {}).get("run", {}).get("failed_documents")
+    if failed:
+        lines.append(f"- docclean could not parse {len(failed)} filings (no chunks from them): {', '.join(sorted(failed))}")
     for name, facts in result.get("not_run", {}).items():
         lines.append(f"- not run: {name}: {facts}")
     return "\n".join(lines) + "\n"
@@ -311,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
 
     log(f"docclean run over {len(files)} filings")
     run = run_docclean(files, args.out)
+    if run["failed_documents"]:
+        log(f"docclean could not parse {len(run['failed_documents'])} filings: {run['failed_documents']}")
     budgets = [int(b) for b in args.chunk_tokens.split(",") if b]
     rows = {name: {"passages": p} for name, p in {**docclean_rows(args.out), **docclean_budget_rows(args.out, budgets)}.items()}
     rows["docclean chunks"]["run"] = run
