@@ -110,12 +110,15 @@ def _failed(data_dir: Path) -> dict[str, str]:
     return {d["path"]: d["error"] or "" for d in (docs.to_pylist() if docs is not None else []) if d["status"] != "ok"}
 
 
-def docclean_rows(work: Path) -> dict[str, list[Passage]]:
-    """docclean's own chunks (embed text, bare text) and its kept blocks under the common chunker."""
-    from docclean_assets.extract.chunk import CHUNK_KINDS
+def docclean_rows(work: Path, budgets: list[int] = ()) -> dict[str, list[Passage]]:
+    """docclean's own chunks (embed text, bare text), its kept blocks under the common chunker, and
+    its chunker run again on those blocks at other token `budgets` (a sensitivity check of
+    `settings.chunk.max_tokens`, not the pipeline's output)."""
+    from docclean_assets.extract.chunk import CHUNK_KINDS, blocks_to_chunks
+    from docclean_assets.extract.settings import ChunkSettings
     from docclean_assets.retrieval import read_chunks
     from docclean_assets.store.tables import Store
-    from docclean_assets.tables import BLOCKS_SCHEMA
+    from docclean_assets.tables import BLOCKS_SCHEMA, table_to_blocks
 
     store = Store(str(work / "docclean"))
     chunks = read_chunks("filings", store=store, columns=["path", "pages", "text", "embed_text"]).to_pylist()
@@ -124,40 +127,25 @@ def docclean_rows(work: Path) -> dict[str, list[Passage]]:
         doc, pages = Path(c["path"]).stem, tuple(c["pages"] or ())
         rows["docclean chunks"].append(Passage(doc, pages, c["embed_text"]))
         rows["docclean chunks, bare text"].append(Passage(doc, pages, c["text"]))
-    blocks = store.read("normalized_blocks", "filings", BLOCKS_SCHEMA,
-                        columns=["path", "seq", "page", "kind", "text", "drop_reason"])
-    pages: dict[str, dict[int, list[tuple[int, str]]]] = defaultdict(lambda: defaultdict(list))
-    for b in blocks.to_pylist() if blocks is not None else []:
-        if b["drop_reason"] is None and b["kind"] in CHUNK_KINDS and b["page"]:
-            pages[Path(b["path"]).stem][b["page"]].append((b["seq"], b["text"]))
+    table = store.read("normalized_blocks", "filings", BLOCKS_SCHEMA)
+    by_doc: dict[str, list] = defaultdict(list)  # filing -> its blocks in reading order
+    for ref, block in table_to_blocks(table) if table is not None else []:
+        by_doc[Path(ref.path).stem].append(block)
     common = []
-    for doc, by_page in sorted(pages.items()):
-        last = max(by_page)
-        common.extend(pages_to_chunks(doc, [[t for _, t in sorted(by_page.get(n, []))] for n in range(1, last + 1)]))
+    for doc, blocks in sorted(by_doc.items()):
+        blocks.sort(key=lambda b: b.seq)
+        by_page: dict[int, list[str]] = defaultdict(list)
+        for b in blocks:
+            if b.drop_reason is None and b.kind in CHUNK_KINDS and b.page:
+                by_page[b.page].append(b.text)
+        if by_page:
+            common.extend(pages_to_chunks(doc, [by_page.get(n, []) for n in range(1, max(by_page) + 1)]))
     rows["docclean blocks, common chunker"] = common
-    return rows
-
-
-def docclean_budget_rows(work: Path, budgets: list[int]) -> dict[str, list[Passage]]:
-    """docclean's chunker run again on its stored normalised blocks with other token budgets (a
-    sensitivity check of `settings.chunk.max_tokens`, not the pipeline's output)."""
-    from docclean_assets.extract.chunk import blocks_to_chunks
-    from docclean_assets.extract.settings import ChunkSettings
-    from docclean_assets.store.tables import Store
-    from docclean_assets.tables import BLOCKS_SCHEMA, table_to_blocks
-
-    table = Store(str(work / "docclean")).read("normalized_blocks", "filings", BLOCKS_SCHEMA)
-    if table is None or not budgets:
-        return {}
-    by_doc: dict[str, list] = defaultdict(list)
-    for ref, block in table_to_blocks(table):
-        by_doc[ref.path].append(block)
-    rows = {}
     for budget in budgets:
         settings = ChunkSettings(max_tokens=budget)
         rows[f"docclean chunks, {budget} words"] = [
-            Passage(Path(path).stem, c.pages, c.embed_text)
-            for path, blocks in sorted(by_doc.items()) for c in blocks_to_chunks(sorted(blocks, key=lambda b: b.seq), settings)]
+            Passage(doc, c.pages, c.embed_text) for doc, blocks in sorted(by_doc.items())
+            for c in blocks_to_chunks(blocks, settings)]
     return rows
 
 
@@ -208,20 +196,16 @@ def evaluate(passages: list[Passage], questions: list[Question], embedder: Embed
     by_doc: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(passages):
         by_doc[p.doc].append(i)
+    qs_by_doc: dict[str, list[int]] = defaultdict(list)
+    for j, q in enumerate(questions):
+        qs_by_doc[q.doc].append(j)
+    groups = {"all": [(list(range(len(passages))), list(range(len(questions))))],  # (passages, questions)
+              "filing": [(by_doc.get(doc, []), js) for doc, js in qs_by_doc.items()]}
     out: dict = {}
     for retriever in RETRIEVERS:
         for scope in SCOPES:
-            ranked: list[list[Passage]] = []
-            if scope == "all":
-                idx = list(range(len(passages)))
-                groups = [(idx, list(range(len(questions))))]
-            else:
-                qs_by_doc: dict[str, list[int]] = defaultdict(list)
-                for j, q in enumerate(questions):
-                    qs_by_doc[q.doc].append(j)
-                groups = [(by_doc.get(doc, []), js) for doc, js in qs_by_doc.items()]
             order: dict[int, list[Passage]] = {}
-            for idx, js in groups:
+            for idx, js in groups[scope]:
                 pool = [passages[i] for i in idx]
                 if not pool:
                     order.update({j: [] for j in js})
@@ -231,8 +215,7 @@ def evaluate(passages: list[Passage], questions: list[Question], embedder: Embed
                 else:
                     tops = embedding_rank(vectors[idx], qvecs[js], TOP_K)
                 order.update({j: [pool[i] for i in top] for j, top in zip(js, tops)})
-            ranked = [order[j] for j in range(len(questions))]
-            ranks = hit_ranks(questions, ranked)
+            ranks = hit_ranks(questions, [order[j] for j in range(len(questions))])
             out[f"{retriever}/{scope}"] = {"ranks": ranks, **recall_table(ranks)}
     return out
 
@@ -326,18 +309,21 @@ def main(argv: list[str] | None = None) -> int:
     if run["failed_documents"]:
         log(f"docclean could not parse {len(run['failed_documents'])} filings: {run['failed_documents']}")
     budgets = [int(b) for b in args.chunk_tokens.split(",") if b]
-    rows = {name: {"passages": p} for name, p in {**docclean_rows(args.out), **docclean_budget_rows(args.out, budgets)}.items()}
+    rows = {name: {"passages": p} for name, p in docclean_rows(args.out, budgets).items()}
     rows["docclean chunks"]["run"] = run
     not_run = {}
+    texts: dict[str, dict[str, list[str]]] = {}  # system -> filing -> page texts
     for system in [s for s in args.systems.split(",") if s]:
         docs, facts = peer_pages(system, files, args.out)
+        texts[system] = docs
         if "not_run" in facts or len(docs) < len(files):
             not_run[system] = facts.get("not_run") or f"{len(files) - len(docs)} filings failed: {facts['errors']}"
             continue
         passages = [c for doc, pages in sorted(docs.items()) for c in pages_to_chunks(doc, [page_blocks(t) for t in pages])]
         rows[f"{system} {facts['version']}".strip()] = {"passages": passages, "facts": facts}
 
-    raw, _ = peer_pages("pypdfium2", files, args.out)  # the reference for the furniture left in chunks
+    # the raw text layer: the reference for the furniture left in chunks
+    raw = texts["pypdfium2"] if "pypdfium2" in texts else peer_pages("pypdfium2", files, args.out)[0]
     patterns = {doc: furniture_patterns(pages) for doc, pages in raw.items()}
     embedder = Embedder()
     for name, row in rows.items():

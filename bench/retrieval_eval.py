@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # The common chunker's budget, in whitespace words: the size the issue measured with (~200 words is
@@ -147,15 +147,13 @@ def recall_at(ranks: Sequence[int | None], k: int) -> float:
     return sum(1 for r in ranks if r is not None and r <= k) / len(ranks) if ranks else 0.0
 
 
-def bootstrap_interval(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES, seed: int = 0,
-                       stat: Callable[[Sequence[float]], float] | None = None) -> tuple[float, float]:
-    """The 2.5th and 97.5th percentiles of the mean (or `stat`) over question resamples."""
+def bootstrap_interval(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of the mean over question resamples."""
     if not values:
         return (0.0, 0.0)
-    stat = stat or (lambda v: sum(v) / len(v))
     rng = random.Random(seed)
     n = len(values)
-    means = sorted(stat([values[rng.randrange(n)] for _ in range(n)]) for _ in range(samples))
+    means = sorted(sum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(samples))
     return (means[int(0.025 * samples)], means[min(samples - 1, int(0.975 * samples))])
 
 

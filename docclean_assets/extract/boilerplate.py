@@ -255,19 +255,30 @@ def _inward_nearest(b: Block, band: str, blocks: list[Block]) -> tuple[Block, fl
                key=lambda og: og[1], default=None)
 
 
-def _edge_lines(blocks: list[Block], s: BoilerplateSettings) -> list[tuple[list[Block], str, list[Block]]]:
-    """Each page's outermost line at the top and at the bottom: the body blocks on the baseline band
-    of the page's first (last) block, when that block is a single line (`single_line_max_height_em`);
-    with the edge ('top' / 'bottom') and the page's body blocks."""
+def _measured_body_per_page(blocks: list[Block]) -> dict[int, list[Block]]:
+    """page -> its body blocks that have a box and a font size (what edge rules can measure)."""
     per_page: dict[int, list[Block]] = defaultdict(list)
     for b in blocks:
         if b.in_body and b.bbox is not None and b.page is not None and b.get_meta("font_size") is not None:
             per_page[b.page].append(b)
+    return per_page
+
+
+def _single_line(b: Block, s: BoilerplateSettings) -> bool:
+    """Whether a measured block is one line high (`single_line_max_height_em` of its font size)."""
+    return b.bbox.height <= s.single_line_max_height_em * float(b.get_meta("font_size"))
+
+
+def _edge_lines(blocks: list[Block], s: BoilerplateSettings) -> list[tuple[list[Block], str, list[Block]]]:
+    """Each page's outermost line at the top and at the bottom: the body blocks on the baseline band
+    of the page's first (last) block, when that block is a single line (`single_line_max_height_em`);
+    with the edge ('top' / 'bottom') and the page's body blocks."""
+    per_page = _measured_body_per_page(blocks)
     out = []
     for page in sorted(per_page):
         on_page = per_page[page]
         for edge, outer in (("top", min(on_page, key=lambda b: b.bbox.y0)), ("bottom", max(on_page, key=lambda b: b.bbox.y1))):
-            if outer.bbox.height > s.single_line_max_height_em * float(outer.get_meta("font_size")):
+            if not _single_line(outer, s):
                 continue
             mid = (outer.bbox.y0 + outer.bbox.y1) / 2
             pieces = sorted((b for b in on_page if b.bbox.y0 <= mid <= b.bbox.y1), key=lambda b: b.bbox.x0)
@@ -282,8 +293,7 @@ def _edge_furniture(pieces: list[Block], edge: str, page: list[Block], body: flo
     width holding a page counter (its other pieces may be larger: a head's title) or at least
     `edge_line_min_pieces` pieces no larger than `edge_line_max_size_ratio` of the body; or a lone
     page counter set off from the text by `gap` points."""
-    if any(len(b.text) > s.edge_piece_max_chars or b.bbox.height > s.single_line_max_height_em * float(b.get_meta("font_size"))
-           for b in pieces):
+    if any(len(b.text) > s.edge_piece_max_chars or not _single_line(b, s) for b in pieces):
         return False
     counters = sum(1 for b in pieces if _PAGE_NUMBER.match(pattern_of(b.text)))
     if len(pieces) == 1:
@@ -301,22 +311,18 @@ def _edge_furniture(pieces: list[Block], edge: str, page: list[Block], body: flo
 _NOT_EDGE_TEXT = frozenset({Kind.HEADING, Kind.TITLE, Kind.TABLE})
 
 
-def edge_stacks(blocks: list[Block], s: BoilerplateSettings) -> dict[int, str]:
+def _edge_stacks(blocks: list[Block], s: BoilerplateSettings) -> dict[int, str]:
     """id -> edge ('top' / 'bottom') of the blocks among each page's `edge_stack_lines` outermost
     body blocks at either edge that are single short lines (a multi-line block ends the stack), and
     no heading, title or table: where a page's furniture sits when the page ends where its text does."""
-    per_page: dict[int, list[Block]] = defaultdict(list)
-    for b in blocks:
-        if b.in_body and b.bbox is not None and b.page is not None and b.get_meta("font_size") is not None:
-            per_page[b.page].append(b)
     out: dict[int, str] = {}
-    for on_page in per_page.values():
+    for on_page in _measured_body_per_page(blocks).values():
         if len(on_page) <= 2 * s.edge_stack_lines:  # a page of a few lines is its content
             continue
         for edge, order in (("top", sorted(on_page, key=lambda b: b.bbox.y0)),
                             ("bottom", sorted(on_page, key=lambda b: -b.bbox.y1))):
             for b in order[:s.edge_stack_lines]:
-                if b.bbox.height > s.single_line_max_height_em * float(b.get_meta("font_size")):
+                if not _single_line(b, s):
                     break
                 if b.kind not in _NOT_EDGE_TEXT and len(b.text) <= s.edge_piece_max_chars:
                     out.setdefault(id(b), edge)
@@ -335,10 +341,10 @@ def _longest_run(pages: Iterable[int], max_gap: int) -> int:
 
 def _edge_runs(doc_id: str, blocks: list[Block], pages: int, known: set[tuple[str | None, str]],
                s: BoilerplateSettings) -> list[Repeat]:
-    """Texts among the pages' outermost lines (`edge_stacks`) that recur there on a run of at least
+    """Texts among the pages' outermost lines (`_edge_stacks`) that recur there on a run of at least
     `edge_run_min_pages` pages: the feet and page numbers of one part of a long document (a filing's
     F-pages, an exhibit's "- 2 -" above its title), set wherever each page's text ends."""
-    stacks = edge_stacks(blocks, s)
+    stacks = _edge_stacks(blocks, s)
     seen: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for b in blocks:
         if id(b) in stacks:
@@ -434,7 +440,7 @@ def apply_repeats(doc_id: str, blocks: list[Block], repeats: Iterable[Repeat], s
         return blocks
     sole = sole_lines(blocks) if by_band else set()
     edges = {id(b): edge for pieces, edge, _page in _edge_lines(blocks, s) for b in pieces} if by_band else {}
-    stacks = edge_stacks(blocks, s) if by_band else {}
+    stacks = _edge_stacks(blocks, s) if by_band else {}
     reasons: list[str | None] = []
     for b in blocks:
         reason = None

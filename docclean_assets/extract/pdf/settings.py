@@ -31,10 +31,10 @@ class PdfSettings:
     # chromatic colour. Carried over from the pdfplumber-based char layer (historical default).
     grey_max_channel_spread_fraction: Fraction = 0.1
     # An upright glyph whose loose box starts more than this many em left of its origin is drawn
-    # past its pen box (a long "f" of Garamond-like faces): PDFium's loose box is then its ink, which
-    # reaches over the space beside it ("cashflows", "ofoperations" in 10-K filings, where such an
-    # "f" overhangs 0.15-0.2 em); its box is narrowed to the pen box. Upright faces start at their
-    # origin exactly (0 em on every corpus glyph without a swash).
+    # past its pen box (an italic "f"): PDFium's loose box is then its ink, which reaches over the
+    # space beside it ("cashflows", "ofoperations" in 10-K filings set in TimesNewRoman-Italic, whose
+    # "f" overhangs 0.15-0.2 em); its box is narrowed to the pen box. Other glyphs' loose boxes start
+    # at their origin exactly (0 em).
     glyph_overhang_min_em: float = 0.05
     # A space PDFium infers between two upright glyphs (from the fonts' advances, where the file
     # draws none) is kept as a word break when the pen gap it sits in is at least this many em:
