@@ -66,14 +66,14 @@ class Chunk:
 
 @dataclass(slots=True)
 class Unit:
-    """Blocks that stay together: `heads` open it (a heading never ends a chunk), `lead` is a list's
-    lead-in or a table's title, repeated in each part when the unit is split."""
+    """Blocks that stay together: `heads` open it (a heading never ends a chunk), `leads` are a list's
+    lead-in or a table's title lines, repeated in each part when the unit is split."""
 
     role: str  # text | list | table | code | callout | footnote | notes
     blocks: list[Block]
     path: tuple[str, ...]
     heads: list[Block] = field(default_factory=list)
-    lead: Block | None = None
+    leads: list[Block] = field(default_factory=list)
     captions: list[Block] = field(default_factory=list)  # a table's captions after it
     anchor_seq: int | None = None  # side roles: the body block they belong beside
 
@@ -141,10 +141,10 @@ def blocks_to_units(blocks: Sequence[Block], s: ChunkSettings, count: Counter) -
         elif b.kind == Kind.CAPTION and prev is not None and prev.role == "table" and prev.path == path:
             prev.captions.append(b)  # a caption under its table
         elif b.kind in (Kind.LIST_ITEM, Kind.TABLE):
-            lead = _take_lead(units, at, path, b.kind, s, count) if prev is not None else None
+            taken = _take_leads(units, at, path, b, s, count) if prev is not None else []
             units.append(Unit("list" if b.kind == Kind.LIST_ITEM else "table", [b], path,
-                              heads=lead.heads if lead is not None else pending,
-                              lead=lead.blocks[0] if lead is not None else None))
+                              heads=taken[0].heads if taken else pending,
+                              leads=[u.blocks[0] for u in taken]))
         else:
             units.append(Unit("code" if b.kind == Kind.CODE else "text", [b], path, heads=pending))
         pending = []
@@ -154,17 +154,41 @@ def blocks_to_units(blocks: Sequence[Block], s: ChunkSettings, count: Counter) -
     return units
 
 
-def _take_lead(units: list[Unit], at: int, path: tuple[str, ...], kind: str, s: ChunkSettings,
-               count: Counter) -> Unit | None:
-    """Remove and return units[at], the flow's unit before a list or table, when it is that list's
-    lead-in or that table's caption or title."""
-    prev = units[at]
-    if prev.role != "text" or len(prev.blocks) != 1 or prev.path != path:
-        return None
-    b = prev.blocks[0]
-    if _is_lead_in(b, s, count) or (kind == Kind.TABLE and b.kind == Kind.CAPTION):
-        return units.pop(at)
-    return None
+def _is_title_line(b: Block, table: Block, s: ChunkSettings, count: Counter) -> bool:
+    """A short line set right above a table on its page that is no sentence: the table's title, unit or
+    period ("Consolidated Statements of Cash Flows", "(in millions)"), which a split table repeats."""
+    same_page = b.page is None or table.page is None or b.page == table.page
+    text = b.text.strip()
+    return (b.kind in (Kind.PARAGRAPH, Kind.CAPTION) and same_page and count(text) <= s.lead_in_max_tokens
+            and not text.endswith((".", "!", "?", ";", ",")) and (text[0].isupper() or text[0] in "(0123456789"))
+
+
+def _take_leads(units: list[Unit], at: int, path: tuple[str, ...], first: Block, s: ChunkSettings,
+                count: Counter) -> list[Unit]:
+    """Remove and return the flow's units just before a list or table that lead into it: a list's
+    lead-in; a table's lead-in, caption or title lines (together within the lead-in budget)."""
+    def single(u: Unit) -> Block | None:
+        return u.blocks[0] if u.role == "text" and len(u.blocks) == 1 and u.path == path else None
+
+    b = single(units[at])
+    if b is None:
+        return []
+    if _is_lead_in(b, s, count) or (first.kind == Kind.TABLE and b.kind == Kind.CAPTION):
+        return [units.pop(at)]
+    if first.kind != Kind.TABLE:
+        return []
+    start, tokens = at + 1, 0
+    # back over consecutive title lines; a unit opened by headings is the first one taken
+    while start > 0 and (t := single(units[start - 1])) is not None and _is_title_line(t, first, s, count):
+        tokens += count(t.text)
+        if tokens > s.lead_in_max_tokens:
+            break
+        start -= 1
+        if units[start].heads:
+            break
+    taken = units[start:at + 1]
+    del units[start:at + 1]
+    return taken
 
 
 # -- stage 2: chunks -------------------------------------------------------------------------------
@@ -244,7 +268,7 @@ def unit_to_chunks(unit: Unit, s: ChunkSettings, count: Counter) -> list[Chunk]:
     """One unit as one chunk, or split at its seams into parts under the budget."""
     if unit.role == "table":
         return _table_chunks(unit, s, count)
-    lead = [unit.lead] if unit.lead is not None else []
+    lead = list(unit.leads)
     role = unit.role if unit.role in SIDE_ROLES.values() else "body"
     texts = [b.text for b in lead + unit.blocks]
     sep = "\n" if unit.role == "list" else "\n\n"
@@ -276,13 +300,13 @@ def _table_chunks(unit: Unit, s: ChunkSettings, count: Counter) -> list[Chunk]:
     """A table with its title and captions: one chunk when it fits, else parts of whole rows that
     each repeat the title and header."""
     table_block = unit.blocks[0]
-    titles = [b for b in [unit.lead] if b is not None]
+    titles = list(unit.leads)
     parsed = parse_markdown_table(table_block.text, s.table_header_max_rows)
     frame = [b.text for b in titles]
     after = [b.text for b in unit.captions]
     blocks = titles + [table_block] + unit.captions
     if parsed is None:  # a fallback (description + text): split by lines, its captions kept with it
-        text_unit = Unit("code", [table_block, *unit.captions], unit.path, unit.heads, unit.lead)
+        text_unit = Unit("code", [table_block, *unit.captions], unit.path, unit.heads, unit.leads)
         return [replace(c, role="table") for c in unit_to_chunks(text_unit, s, count)]
     whole = _make(unit, "table", frame + [table_block.text] + after, frame + [linearize(parsed)] + after,
                   blocks, count, s)

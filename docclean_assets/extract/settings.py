@@ -245,7 +245,9 @@ class ChunkSettings:
     footnotes: str = "own"
     # A paragraph ending in a colon, at most this many tokens long, right before a list or a table,
     # is its lead-in and travels with it ("Total sales change:"; filings' "The following table
-    # shows ...:" sentences run to ~35 words).
+    # shows ...:" sentences run to ~35 words). The short non-sentence lines right above a table on
+    # its page, together at most this long, are its title (filings' statement titles with company,
+    # periods and unit run to ~30 words) and are repeated in every part of a split table.
     lead_in_max_tokens: int = 40
     # At most this many leading rows of a table, besides its Markdown header row, are header rows
     # (repeated in every part of a split table, and the column labels of its values) when their

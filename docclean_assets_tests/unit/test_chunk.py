@@ -108,6 +108,25 @@ def test_table_whole_with_its_caption_or_split_with_the_header_in_every_part():
     assert len(rows) == 30 and len(set(rows)) == 30  # every row once
 
 
+def test_a_split_table_repeats_its_title_lines_from_the_same_page_not_a_sentence_before_them():
+    title = [Block("paragraph", "Consolidated Statements of Cash Flows", seq=1, page=3),
+             Block("paragraph", "(in millions)", seq=2, page=3)]
+    blocks = [Block("paragraph", "Cash flows are shown below.", seq=0, page=3), *title,
+              Block("table", table_text(30), seq=3, page=3)]
+    parts = [c for c in blocks_to_chunks(blocks, S) if c.role == "table"]
+    assert len(parts) > 1
+    for c in parts:
+        assert c.text.startswith("Consolidated Statements of Cash Flows\n\n(in millions)\n\n| | 2023 | 2022 |")
+        assert 0 not in c.seqs and c.tokens <= S.max_tokens
+    # a line on the page before, or one that ends a sentence, is no title of the table
+    elsewhere = [Block("paragraph", "Consolidated Statements of Cash Flows", seq=1, page=2),
+                 Block("table", table_text(2), seq=2, page=3)]
+    assert [c.seqs for c in blocks_to_chunks(elsewhere, S)] == [(1,), (2,)]
+    sentence = [Block("paragraph", "Revenue grew in every segment.", seq=1, page=3),
+                Block("table", table_text(2), seq=2, page=3)]
+    assert [c.seqs for c in blocks_to_chunks(sentence, S)] == [(1,), (2,)]
+
+
 def test_embed_text_puts_each_value_beside_its_row_and_column_labels_without_pipes():
     text = "| | Three months ended | |\n|---|---|---|\n| | 2023 | 2022 |\n| Net sales | $ 1,200 | 1,100 |"
     out = linearized_table(text)
