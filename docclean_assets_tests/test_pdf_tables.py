@@ -235,3 +235,62 @@ def test_math_reading_of_aligned_cells() -> None:
     assert cells_read_as_math(["x + y", "=", "3", "z \u2264 w"], s)
     assert not cells_read_as_math(["\u22123.2", "12 \u00b1 0.4", "< 0.05", "Total"], s)  # figures with signs
     assert not cells_read_as_math(["\u2206k", "Standard-Simplex", "X#Y", "Verklebung"], s)  # a symbol list
+
+
+def _statement_row(c: canvas.Canvas, top: float, label: str, figures: tuple[str, ...], right: float = 470) -> None:
+    """A statement row: its label at the left margin, figures right-aligned in 50 pt columns."""
+    _text(c, 72, top, label)
+    c.setFont("Helvetica", 10)
+    for k, fig in enumerate(figures):
+        c.drawRightString(right + 50 * k, PAGE_H - top - 8, fig)
+
+
+STATEMENT = [  # (gap in points above the row: 4 within a section, 20 (2 em) before a subtotal or section)
+    (0, "Years ended December 31", ("2023", "2022", "2021")),
+    (4, "Net sales", ("14,694", "14,544", "12,861")),
+    (4, "Cost of sales", ("(11,969)", "(11,724)", "(10,129)")),
+    (20, "Gross profit", ("2,725", "2,820", "2,732")),
+    (4, "Selling, general, and administrative expenses", ("(1,246)", "(1,284)", "(1,292)")),
+    (4, "Adjustments to reconcile net income to the net cash of operations:", ()),
+    (4, "Research and development expenses", ("(101)", "(96)", "(100)")),
+    (20, "Income before income taxes and equity in income of affiliates", ("1,251", "1,115", "1,193")),
+    (4, "Equity in income of affiliated companies", ("\u2014", "\u2014", "19")),
+    (20, "Net income", ("1,058", "815", "951")),
+]
+
+
+def _draw_statement(c: canvas.Canvas, top: float) -> float:
+    for gap, label, figures in STATEMENT:
+        top += gap
+        _statement_row(c, top, label, figures)
+        top += 10
+    return top
+
+
+def test_a_statement_stays_one_table_across_its_subtotal_gaps_long_labels_and_section_labels() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        top = _draw_statement(c, para(c, words("Lead", 40), 72, 80, 468) + 20)
+        para(c, words("After", 60), 72, top + 20, 468)  # prose 2 em below: not the table's
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    tables = _tables(ex.blocks)
+    assert len(tables) == 1
+    rows = _rows(tables[0].text)
+    assert [r[0] for r in rows] == [label for _, label, _ in STATEMENT]
+    assert rows[3] == ["Gross profit", "2,725", "2,820", "2,732"] and rows[8][1:] == ["\u2014", "\u2014", "19"]
+    prose = _prose(ex.blocks)
+    assert not {"1,251", "1,058", "Gross", "Adjustments"} & prose and {"After", "Lead"} <= prose
+
+
+def test_rows_below_a_wider_gap_in_other_columns_start_another_table() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, words("Lead", 40), 72, 80, 468) + 20
+        for k in range(4):
+            _statement_row(c, top + 14 * k, f"Segment {k}", ("10", "20", "30"))
+        top += 14 * 4 + 20  # 2 em below, figures ending 35 pt further right: another table
+        for k in range(4):
+            _statement_row(c, top + 14 * k, f"Region {k}", ("1", "2", "3"), right=505)
+
+    tables = _tables(extract_pdf(make_pdf(draw), Settings()).blocks)
+    assert [[r[0] for r in _rows(t.text)] for t in tables] == [[f"Segment {k}" for k in range(4)],
+                                                              [f"Region {k}" for k in range(4)]]

@@ -27,7 +27,12 @@ _QUOTES = {
 _DASHES = {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\u2014": " - ", "\u2015": " - "}
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 _SPACES = {ord(c): " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t"}
-_TABLE = str.maketrans({**_LIGATURES, **_QUOTES, **_DASHES})
+# Control codes a backend passes on for a glyph its font maps to nothing (a check box drawn from a
+# symbol font reads as NUL): the unreadable-glyph mark, never a control code in the text (PostgreSQL
+# text refuses NUL; JSON and XML writers escape or reject the rest). Line breaks, tabs, vertical
+# tabs and form feeds are whitespace and stay.
+_CONTROLS = {chr(c): "\ufffd" for c in [*range(0x00, 0x09), *range(0x0e, 0x20), *range(0x7f, 0xa0)]}
+_TABLE = str.maketrans({**_LIGATURES, **_QUOTES, **_DASHES, **_CONTROLS})
 # The three tables above applied in turn, as one table (each key's result through all three): one pass.
 _CLEAN = {k: chr(k).translate(_TABLE).translate(_INVISIBLE).translate(_SPACES)
           for k in {*_TABLE, *_INVISIBLE, *_SPACES}}
@@ -42,7 +47,8 @@ _LINE_KINDS = frozenset({Kind.TABLE, Kind.CODE, Kind.CALLOUT})
 
 
 def clean_chars(text: str) -> str:
-    """Expand ligatures, straighten quotes and dashes, remove zero-width characters, unify spaces."""
+    """Expand ligatures, straighten quotes and dashes, remove zero-width characters, unify spaces,
+    mark control codes as unreadable glyphs."""
     return text.translate(_CLEAN)
 
 

@@ -41,6 +41,13 @@ def test_dashes_and_odd_spaces():
     assert clean_chars("1990\u20132000 \u2212 x\u2014y\u2009z") == "1990-2000 - x - y z"
 
 
+def test_control_codes_become_the_unreadable_glyph_mark_and_whitespace_stays():
+    assert clean_chars("\x00 ANNUAL REPORT\x1f\x7f\x85") == "\ufffd ANNUAL REPORT\ufffd\ufffd\ufffd"
+    assert clean_chars("a\nb\x0bc\x0cd") == "a\nb\x0bc\x0cd"  # line breaks stay whitespace, not marks
+    out = normalize_blocks([Block("paragraph", "\x00 Large accelerated filer", seq=0)])
+    assert out[0].text == "\ufffd Large accelerated filer" and out[0].orig_text == "\x00 Large accelerated filer"
+
+
 def test_normalize_settings_validate():
     import pytest
 

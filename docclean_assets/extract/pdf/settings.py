@@ -238,9 +238,21 @@ class PdfSettings:
     table_max_straddle_share: Fraction = 0.25
     table_max_cell_words: int = 10
     table_max_mean_cell_words: float = 4.0
+    # A row's first cell may run to this many words when every other cell holds figures: a row label
+    # (filings' statement labels run to ~20 words: "Income before income taxes and equity in income
+    # of affiliated companies"); prose split at aligned gaps has words, not figures, beside it.
+    table_max_label_words: int = 24
     # At most this many single-cell rows in a row inside a borderless table (section labels,
     # wrapped cell lines); more end it.
     table_max_single_rows: int = 2
+    # A row further below a borderless table than `table_row_gap_em` but at most this many body em
+    # still belongs to it when its cells keep the table's columns: its label starts where the
+    # table's labels do and every further cell starts or ends within `table_column_align_em` body em
+    # of where a cell of the table does. Filings' statements set subtotals and sections 1.1-2.2 em
+    # below the rows before them (financebench_dev statements; rows within a section: 0-0.7 em);
+    # right-aligned figures end within ~0.3 em of each other (a closing parenthesis hangs past).
+    table_section_gap_em: float = 2.5
+    table_column_align_em: float = 0.5
     # A line crossing a column boundary of a borderless table is cut there when the word gap holding
     # the boundary is at least this many body em (header rows set with ~1 em gaps; a spanning
     # cell's own word spaces are ~0.25 em).
@@ -410,6 +422,8 @@ class PdfSettings:
         check_section(self)
         if self.table_min_rows < 1 or self.table_min_cols < 2 or self.table_min_aligned_rows < 2:
             raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
+        if self.table_section_gap_em < self.table_row_gap_em:
+            raise ValueError("PdfSettings.table_section_gap_em must be >= table_row_gap_em")
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
         if self.heading_size_ratio < 1.0 or self.size_change_ratio < 1.0:

@@ -66,7 +66,8 @@ def lines_to_rows(lines: list[Line], lo: float, hi: float) -> list[Row]:
 
 def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]]:
     """Runs of close rows holding at least `table_min_aligned_rows` rows of two or more short
-    cells, with at most `table_max_single_rows` single-cell rows in a row between them."""
+    cells, with at most `table_max_single_rows` single-cell rows in a row between them; a row up to
+    `table_section_gap_em` below the run goes on with it when it keeps the run's columns."""
     runs: list[list[Row]] = []
     cur: list[Row] = []
 
@@ -79,8 +80,10 @@ def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]
 
     singles = 0
     for row in rows:
-        tabular = not row.blocked and row.cells and all(len(c.words) <= s.table_max_cell_words for c in row.cells)
-        if cur and (not tabular or row.top - cur[-1].bottom > s.table_row_gap_em * body):
+        tabular = _tabular(row, cur, s)
+        gap = row.top - cur[-1].bottom if cur else 0.0
+        if cur and (not tabular or (gap > s.table_row_gap_em * body
+                                    and not (gap <= s.table_section_gap_em * body and _in_columns(row, cur, body, s)))):
             close()
         if not tabular:
             continue
@@ -95,6 +98,37 @@ def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]
                 cur.append(row)
     close()
     return runs
+
+
+def _tabular(row: Row, run: list[Row], s: PdfSettings) -> bool:
+    """Whether a row may be a table's: short cells; or a label of up to `table_max_label_words` words,
+    beside figures ("Income before income taxes and equity in income of affiliates  1,251  1,115") or
+    alone within the run's label column (a section label: "Adjustments to reconcile net income ...:")."""
+    if row.blocked or not row.cells:
+        return False
+    if all(len(c.words) <= s.table_max_cell_words for c in row.cells):
+        return True
+    first, rest = row.cells[0], row.cells[1:]
+    if len(first.words) > s.table_max_label_words:
+        return False
+    if not rest:
+        values = [r.cells[1].x0 for r in run if len(r.cells) >= 2]
+        return bool(values) and first.x1 < min(values)
+    return all(len(c.words) <= s.table_max_cell_words and _NUMERIC_CELL.match(c.text) for c in rest)
+
+
+def _in_columns(row: Row, run: list[Row], body: float, s: PdfSettings) -> bool:
+    """Whether a row below a wider gap goes on with the run's columns (a statement's subtotal or next
+    section): a label starting where the run's labels start, and its further cells each starting or
+    ending where a cell of the run does (right-aligned figures), within `table_column_align_em`."""
+    tol = s.table_column_align_em * body
+    multi = [r for r in run if len(r.cells) >= 2]
+    if not multi or abs(row.cells[0].x0 - min(r.cells[0].x0 for r in multi)) > tol:
+        return False
+    starts = [c.x0 for r in multi for c in r.cells[1:]]
+    ends = [c.x1 for r in multi for c in r.cells[1:]]
+    return all(any(abs(c.x0 - x) <= tol for x in starts) or any(abs(c.x1 - x) <= tol for x in ends)
+               for c in row.cells[1:])
 
 
 def _heads(run: list[Row], rows: list[Row], body: float, s: PdfSettings) -> list[Row]:
@@ -183,8 +217,9 @@ def run_to_grid(run: list[Row], bounds: list[float], min_gap: float) -> tuple[Gr
 # Pieces of large delimiters as TeX's cmex and Adobe Symbol fonts map them: the bracket, brace and
 # radical extension pieces of Adobe's private-use block, or C0 control codes from a missing map.
 _DELIMITER_PIECE = re.compile(r"[\uf8e5-\uf8ff\x00-\x08\x0b\x0c\x0e-\x1f]")
-# A cell of figures, signs and units is data even when it holds a math symbol ("−3.2", "12 ± 0.4").
-_NUMERIC_CELL = re.compile(r"^[\s\d.,%()+\-\u2212\u00b1<>\u2264\u2265$\u20ac\u00a3*]+$")
+# A cell of figures, signs and units is data even when it holds a math symbol ("−3.2", "12 ± 0.4");
+# a dash alone stands for zero or nothing in financial tables.
+_NUMERIC_CELL = re.compile(r"^[\s\d.,%()+\-\u2212\u2013\u2014\u00b1<>\u2264\u2265$\u20ac\u00a3*]+$")
 
 
 def _math_cell(text: str) -> bool:
