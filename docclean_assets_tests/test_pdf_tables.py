@@ -6,7 +6,7 @@ from reportlab.pdfgen import canvas
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.table_grid import cells_read_as_math
-from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_markdown
+from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_fields, grid_to_markdown
 from docclean_assets.extract.quality import document_figures
 from docclean_assets.extract.settings import Settings
 from docclean_assets_tests.test_pdf import PAGE_H, make_pdf, para, words
@@ -294,3 +294,64 @@ def test_rows_below_a_wider_gap_in_other_columns_start_another_table() -> None:
     tables = _tables(extract_pdf(make_pdf(draw), Settings()).blocks)
     assert [[r[0] for r in _rows(t.text)] for t in tables] == [[f"Segment {k}" for k in range(4)],
                                                               [f"Region {k}" for k in range(4)]]
+
+
+# ---------------------------------------------------------------- forms: fields, not tables
+
+ADDRESS_FORM = [["ACME CORP", ""], ["(Exact name of registrant as specified in its charter)", ""],
+                ["Delaware", "95-4803544"], ["(State or other jurisdiction of", "(I.R.S. Employer"],
+                ["incorporation or organization)", "Identification No.)"], ["1 Main Street", ""],
+                ["Springfield, IL", "62701"], ["(Address of principal executive offices)", "(Zip Code)"]]
+
+
+def test_a_form_grid_reads_as_caption_value_fields_with_wrapped_captions_and_values() -> None:
+    assert grid_to_fields(ADDRESS_FORM) == [
+        "Exact name of registrant as specified in its charter: ACME CORP",
+        "State or other jurisdiction of incorporation or organization: Delaware",
+        "I.R.S. Employer Identification No.: 95-4803544",
+        "Address of principal executive offices: 1 Main Street Springfield, IL", "Zip Code: 62701"]
+    # rows before the first field that are no value of it stay, as lines
+    lead = [["For the quarterly period ended", "Commission file"], ["March 31, 2021", "number 1-5805"]]
+    assert grid_to_fields(lead + ADDRESS_FORM)[:3] == [
+        "For the quarterly period ended Commission file", "March 31, 2021 number 1-5805",
+        "Exact name of registrant as specified in its charter: ACME CORP"]
+
+
+def test_check_boxes_join_their_labels_beside_or_in_a_row_above() -> None:
+    beside = [["Large accelerated filer", "\u2612", "Accelerated filer", "\u2610"],
+              ["Non-accelerated filer", "\u2610 Smaller reporting company", "\u2610"]]
+    above = [["", "\u2612", "", "\u2610"], ["Large accelerated filer", "", "Accelerated filer", ""],
+             ["", "\u2610", "", "\u2610"], ["Non-accelerated filer", "", "Smaller reporting company", ""]]
+    expected = ["Large accelerated filer \u2612", "Accelerated filer \u2610", "Non-accelerated filer \u2610",
+                "Smaller reporting company \u2610"]
+    assert grid_to_fields(beside) == expected and grid_to_fields(above) == expected
+
+
+def test_real_tables_are_no_forms() -> None:
+    units = [["", "(in millions)", ""], ["", "2023", "2022"], ["Net sales", "(1,200)", "1,100"], ["Cost", "(900)", "800"]]
+    ticks = [["", "Basic", "Pro"], ["Export", "\u2713", "\u2713"], ["Sync", "", "\u2713"], ["Support", "", "\u2713"]]
+    classes = [["Title of each class", "Trading Symbol(s)", "Exchange"], ["Common Stock", "ACME", "NYSE"]]
+    one_field = [["Delaware", "95-4803544"], ["(State)", "(I.R.S. No.)"], ["Revenue", "1,200"], ["Cost", "900"]]
+    for rows in (units, ticks, classes, one_field):
+        assert grid_to_fields(rows) is None, rows
+
+
+def test_a_cover_page_form_is_a_paragraph_of_fields_and_its_securities_table_stays_a_table() -> None:
+    def draw(c: canvas.Canvas) -> None:
+        top = 80.0
+        for r, (left, right) in enumerate(ADDRESS_FORM):
+            _text(c, 150, top + 16 * r, left)
+            _text(c, 420, top + 16 * r, right)
+        top += 16 * len(ADDRESS_FORM) + 30
+        for r, row in enumerate(BORDERLESS):
+            for k, text in enumerate(row):
+                _text(c, 90 + 110 * k, top + 16 * r, text)
+
+    ex = extract_pdf(make_pdf(draw), Settings())
+    forms = [b for b in ex.blocks if b.get_meta("form")]
+    assert len(forms) == 1 and forms[0].kind == "paragraph"
+    # single-cell rows above the first two-cell row start no borderless run: the name stays a paragraph
+    assert forms[0].text == ("State or other jurisdiction of incorporation or organization: Delaware; "
+                             "I.R.S. Employer Identification No.: 95-4803544; Address of principal executive "
+                             "offices: 1 Main Street Springfield, IL; Zip Code: 62701")
+    assert [_rows(t.text) for t in _tables(ex.blocks)] == [BORDERLESS] and ex.report.tables == 1

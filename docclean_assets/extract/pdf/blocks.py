@@ -47,6 +47,11 @@ class PBlock:
         for name, value in zip(("x0", "top", "x1", "bottom"), box, strict=True):
             object.__setattr__(self, name, value)
 
+    @property
+    def is_form(self) -> bool:
+        """A form's fields read from a grid (pdf/table_model.py): their kind is decided, not typography's."""
+        return any(k == "form" for k, _ in self.extra)
+
     def relabel(self, **changes: object) -> PBlock:
         """A copy of the block (its frame kept) with the given fields changed; the block itself is left as it is."""
         return replace(self, box=(self.x0, self.top, self.x1, self.bottom), **changes)

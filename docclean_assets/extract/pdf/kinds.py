@@ -52,7 +52,7 @@ def blocks_to_kinds(
     size_heads: list[PBlock] = []
     for _info, blocks in pages:
         for b in blocks:
-            if b.drop_reason is not None or b.kind != "paragraph":
+            if b.drop_reason is not None or b.kind != "paragraph" or b.is_form:
                 continue
             if _is_size_heading(b, body, settings):
                 kinds[id(b)] = "heading"

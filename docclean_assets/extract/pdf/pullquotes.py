@@ -184,7 +184,7 @@ def pages_to_pull_quotes(pages: list[list[PBlock]], body_size: float, s: PdfSett
     display = [
         [
             b for b in blocks
-            if b.drop_reason is None and b.kind in DISPLAY_KINDS and b.size >= big
+            if b.drop_reason is None and b.kind in DISPLAY_KINDS and b.size >= big and not b.is_form
             and s.pull_quote_min_tokens <= len(_WORD.findall(fold(b.text).text)) <= s.pull_quote_max_tokens
             and not _heading_like(b.text, s)
         ]

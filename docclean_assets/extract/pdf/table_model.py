@@ -86,6 +86,142 @@ def fallback_text(ncols: int, row_texts: list[str]) -> str:
     return "\n".join([head, *(t for t in row_texts if t.strip())])
 
 
+# ---- Forms: a grid of fields is no table. A cover page sets each value over its caption
+# ("Delaware" over "(State or other jurisdiction of incorporation)") and check boxes beside their
+# labels, in aligned columns a table detector takes for a table; read as a table, a caption heads
+# nothing and a box sits in a cell or a row of its own. A grid is a form when at least
+# FORM_MIN_PAIRS such pairs (value rows with the caption rows under them, labels with their boxes)
+# hold at least half of its rows; its other rows are kept as lines of text. A real table's
+# "(in millions)" row is one pair at most, and its figure rows are no pairs.
+# Ballot boxes, empty or ticked (a form's); bare tick marks fill comparison tables, so they are no box.
+CHECK_BOXES = frozenset("\u2610\u2611\u2612\u25a1")
+FORM_MIN_PAIRS = 2  # one value over a caption is a table's unit row as often as a form's field
+_RULE_CHARS = frozenset("_-\u2014\u2013.")  # a rule typed as characters: no field
+
+
+def _is_caption(text: str) -> bool:
+    return text.startswith("(") and any(ch.isalpha() for ch in text)
+
+
+def _pieces(row: list[str]) -> list[str]:
+    """A row's filled cells cut into check boxes and text runs, left to right."""
+    out: list[str] = []
+    for cell in row:
+        run = ""
+        for ch in cell.strip():
+            if ch in CHECK_BOXES:
+                out += [run.strip()] if run.strip() else []
+                out.append(ch)
+                run = ""
+            else:
+                run += ch
+        out += [run.strip()] if run.strip() else []
+    return out
+
+
+def _boxed(pieces: list[str]) -> list[str] | None:
+    """Labels with the boxes beside them ("Large accelerated filer \u2612"): each label has one box,
+    all after it or all before it; None when the pieces are not so paired."""
+    boxes = [p in CHECK_BOXES for p in pieces]
+    if not any(boxes) or len(pieces) % 2:
+        return None
+    pairs = list(zip(pieces[::2], pieces[1::2]))
+    if all(not x and y for x, y in zip(boxes[::2], boxes[1::2])):
+        return [f"{label} {box}" for label, box in pairs]
+    if all(x and not y for x, y in zip(boxes[::2], boxes[1::2])):
+        return [f"{box} {label}" for box, label in pairs]
+    return None
+
+
+def _captions(rows: list[list[str]], at: int) -> tuple[list[str], int] | None:
+    """The captions starting at row `at` (a caption wraps over rows until its parenthesis closes)
+    and the row after them; None when row `at` holds no captions."""
+    if at >= len(rows) or not (filled := [c for c in rows[at] if c.strip()]) or not all(map(_is_caption, filled)):
+        return None
+    texts, end = list(rows[at]), at + 1
+    while any(t.count("(") > t.count(")") for t in texts) and end < len(rows):
+        texts = [" ".join(p for p in (t, c) if p.strip()) for t, c in zip(texts, rows[end])]
+        end += 1
+    return None if any(t.count("(") > t.count(")") for t in texts) else (texts, end)
+
+
+def _captioned(values: list[list[str]], captions: list[str]) -> tuple[list[str], int]:
+    """"caption: value" for each captioned column, a value being the trailing value rows that hold
+    text only in captioned columns (an address over two lines); and how many value rows it took."""
+    used = 0
+    for row in reversed(values):
+        if any(v.strip() and not c.strip() for v, c in zip(row, captions)):
+            break
+        used += 1
+    taken = values[len(values) - used:]
+    out = []
+    for k, caption in enumerate(captions):
+        label = caption.strip()[1:-1].strip() if caption.strip() else ""
+        value = " ".join(r[k].strip() for r in taken if r[k].strip())
+        if label or value:
+            out.append(f"{label}: {value}" if label and value else label or value)
+    return out, used
+
+
+def grid_to_fields(rows: list[list[str]]) -> list[str] | None:
+    """A form's fields ("State or other jurisdiction of incorporation: Delaware", "Large accelerated
+    filer \u2612") and its other rows as lines, or None when the grid is no form."""
+    fields: list[str] = []
+    pending: list[list[str]] = []  # value rows waiting for the captions under them
+    pairs = paired_rows = i = 0
+
+    def flush(rows_: list[list[str]]) -> None:
+        fields.extend(" ".join(c.strip() for c in r if c.strip()) for r in rows_)
+
+    while i < len(rows):
+        row = rows[i]
+        if all(not c.strip() or set(c.strip()) <= _RULE_CHARS for c in row):
+            i += 1
+            continue
+        if (found := _captions(rows, i)) is not None:
+            captions, end = found
+            made, used = _captioned(pending, captions)
+            flush(pending[:len(pending) - used])
+            fields += made
+            pairs, paired_rows, pending, i = pairs + 1, paired_rows + used + end - i, [], end
+            continue
+        pieces, span = _pieces(row), 1
+        boxed = _boxed(pieces)
+        if boxed is None and pieces and all(p in CHECK_BOXES for p in pieces) and i + 1 < len(rows):
+            boxed, span = _boxed(_merge_columns(row, rows[i + 1])), 2  # boxes in a row above their labels
+        if boxed is not None:
+            flush(pending)
+            fields += boxed
+            pairs, paired_rows, pending = pairs + 1, paired_rows + span, []
+            i += span
+        else:
+            pending.append(row)
+            i += 1
+    flush(pending)
+    kept = sum(1 for r in rows if any(c.strip() and set(c.strip()) - _RULE_CHARS for c in r))
+    return fields if pairs >= FORM_MIN_PAIRS and 2 * paired_rows >= kept else None
+
+
+def _merge_columns(boxes: list[str], labels: list[str]) -> list[str]:
+    """A row of boxes and the row of labels under it as one row's pieces, column by column."""
+    return [p for b, lab in zip(boxes, labels) for p in _pieces([lab, b] if lab.strip() else [b])]
+
+
+def form_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], fields: list[str],
+               source: str) -> TableBlock:
+    """A form's fields as one paragraph ("label: value; label: value"), `meta['form']` its detector."""
+    return TableBlock(lines, page, kind="paragraph", extra=(("form", source),), box=bbox, rendered="; ".join(fields))
+
+
+def grid_block(lines: list[Line], page: int, grid: Grid) -> TableBlock:
+    """The grid as a form's fields when it is a form, else as a Markdown `table` block."""
+    rows = grid_to_rows(grid)
+    fields = grid_to_fields(rows)
+    if fields is not None:
+        return form_block(lines, page, grid.bbox, fields, grid.source)
+    return table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source)
+
+
 def table_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], text: str,
                 source: str, fallback: bool = False) -> TableBlock:
     """A `table` block over `lines` with the frame `bbox` and its rendered text."""

@@ -18,7 +18,7 @@ from docclean_assets.extract.pdf.chars import Char
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.regions import visible
-from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, grid_to_markdown, table_block
+from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, grid_block
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 Box = tuple[float, float, float, float]
@@ -160,7 +160,7 @@ def page_to_ruled_tables(chars: list[Char], graphics: list[Graphic], page: int, 
             continue
         grid, lines, held = found
         taken.update(id(c) for c in held)
-        tables.append(table_block(lines, page, grid.bbox, grid_to_markdown(grid), "ruled"))
+        tables.append(grid_block(lines, page, grid))
     if not tables:
         return RuledTables([], chars)
     return RuledTables(tables, [c for c in chars if id(c) not in taken])
