@@ -97,6 +97,33 @@ def test_box_with_a_single_line_is_not_a_callout() -> None:
     assert report.callouts == 0
 
 
+def test_tiled_cell_backgrounds_of_a_table_are_no_panels_but_a_box_set_apart_is() -> None:
+    # A table rendered from HTML (SEC filings): every cell painted, zebra rows, cells edge to edge;
+    # a row's label wraps over two lines, so its cell box alone is the size of a two-line panel.
+    rows = [("Net sales", "14,694", "14,544"), ("Cost of sales", "(11,969)", "(11,724)"),
+            ("Changes in operating assets and liabilities, excluding the effect of acquisitions and", "", ""),
+            ("Trade receivables", "93", "(272)"), ("Inventories", "248", "(626)")]
+    lefts, widths = (LEFT, LEFT + 260, LEFT + 360), (260, 100, 100)
+
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, words("Body", 60), LEFT, 80, 468) + 14
+        for r, row in enumerate(rows):
+            h = 26 if r == 2 else 14
+            for x, w, text in zip(lefts, widths, row):
+                _box(c, x, top, w, h, fill=(0.8, 0.93, 1.0) if r % 2 == 0 else (1, 1, 1))
+                if r == 2 and x == LEFT:
+                    para(c, text, x + 2, top + 1, 200)
+                elif text:
+                    para(c, text, x + 2, top + 2, w - 4)
+            top += h
+        _box(c, LEFT, top + 20, 468, 40)  # a call-out: a box on its own
+        para(c, words("Boxed", 30), LEFT + 6, top + 25, 450)
+
+    blocks, report = _extract(draw)
+    assert _kinds_with(blocks, "Changes in operating") != ["callout"]
+    assert report.callouts == 1 and _one(blocks, "Boxed").kind == "callout"
+
+
 def test_white_text_on_a_dark_panel_is_kept_in_its_panel_and_flagged() -> None:
     def draw(c: canvas.Canvas) -> None:
         top = para(c, words("Before", 70), LEFT, 80, 468) + 14

@@ -83,6 +83,7 @@ def graphics_to_panels(
     `panel_min_width_em` wide, not the page background, not a cell of a table in `avoid`."""
     page_area = max(info.width * info.height, 1.0)
     out: list[Panel] = []
+    rows = _rect_rows(graphics, settings.panel_tile_tolerance_pt)
     for g in graphics:
         if g.kind != "rect":
             continue
@@ -94,13 +95,35 @@ def graphics_to_panels(
         filled = visible(g.fill, settings)
         if not (filled or visible(g.stroke, settings)):
             continue
-        if any(_inside(g, box) for box in avoid):
+        if any(_inside(g, box) for box in avoid) or _tiled(g, rows, settings.panel_tile_tolerance_pt):
             continue
         dark = filled and g.fill is not None and luminance(g.fill) <= settings.panel_dark_max_luminance
         out.append(Panel(g.x0, g.top, g.x1, g.bottom, dark))
     if len(out) > settings.panel_max_per_page:
         out = sorted(out, key=lambda p: -p.area)[:settings.panel_max_per_page]
     return out
+
+
+def _rect_rows(graphics: list[Graphic], tol: float) -> dict[tuple[int, int], list[Graphic]]:
+    """The painted rects by their top and bottom, in steps of `tol` points (a lookup for `_tiled`)."""
+    step = max(tol, 0.01)
+    rows: dict[tuple[int, int], list[Graphic]] = {}
+    for g in graphics:
+        if g.kind == "rect":
+            rows.setdefault((round(g.top / step), round(g.bottom / step)), []).append(g)
+    return rows
+
+
+def _tiled(g: Graphic, rows: dict[tuple[int, int], list[Graphic]], tol: float) -> bool:
+    """Whether another rect of the same top and bottom meets `g`'s left or right edge: a cell of a row."""
+    step = max(tol, 0.01)
+    t, b = round(g.top / step), round(g.bottom / step)
+    for key in ((t + i, b + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
+        for o in rows.get(key, ()):
+            if o is not g and abs(o.top - g.top) <= tol and abs(o.bottom - g.bottom) <= tol and (
+                    abs(o.x0 - g.x1) <= tol or abs(o.x1 - g.x0) <= tol):
+                return True
+    return False
 
 
 def chars_to_panels(normal: list[Char], light: list[Char], panels: list[Panel], settings: PdfSettings) -> PanelChars:

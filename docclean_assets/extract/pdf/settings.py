@@ -328,6 +328,10 @@ class PdfSettings:
     # A char belongs to a panel when its centre lies inside the box grown by this many points
     # (PDFium's loose char boxes reach past tightly drawn borders by ~0.5 pt).
     panel_edge_tolerance_pt: float = 1.0
+    # A painted box whose left or right edge meets another painted box of the same top and bottom
+    # within this many points is a cell of a tiled row (the cell backgrounds of a table rendered
+    # from HTML: SEC filings paint every cell, 0 pt apart), not a panel; a call-out is set apart.
+    panel_tile_tolerance_pt: float = 1.0
     # Reversed text: chars at least this light (grey level, 1 = white) on a fill at most
     # `panel_dark_max_luminance` (relative luminance, 0 black .. 1 white); Word and InDesign
     # "white on navy" panels measure 1.0 on 0.1-0.35.
