@@ -63,6 +63,15 @@ def test_grid_to_markdown_writes_merged_cells_once_and_escapes_pipes() -> None:
     assert fallback_text(3, ["a b", " ", "c"]) == "Table (3 columns could not be aligned):\na b\nc"
 
 
+def test_a_dollar_sign_before_an_amount_moves_into_the_amounts_cell() -> None:
+    cells = [Cell(0, 0, 1, 1, "Net sales"), Cell(0, 1, 1, 1, "$ 14,694 $"), Cell(0, 2, 1, 1, "14,544 $"),
+             Cell(0, 3, 1, 1, "12,861"), Cell(1, 0, 1, 1, "Net loss"), Cell(1, 1, 1, 1, "$"),
+             Cell(1, 2, 1, 1, "(1,058)"), Cell(1, 3, 1, 1, "12 €")]
+    grid = Grid(cells, nrows=2, ncols=4, bbox=(0, 0, 1, 1), source="borderless")
+    assert grid_to_markdown(grid).splitlines()[::2] == [
+        "| Net sales | $ 14,694 | $ 14,544 | $ 12,861 |", "| Net loss |  | $ (1,058) | 12 € |"]
+
+
 # ---------------------------------------------------------------- ruled table with a merged header
 
 

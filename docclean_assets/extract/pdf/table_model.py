@@ -49,11 +49,25 @@ class TableBlock(PBlock):
 
 
 def grid_to_rows(grid: Grid) -> list[list[str]]:
-    """The grid as rows of slot texts, a merged cell's text in its first slot, the others empty."""
+    """The grid as rows of slot texts, a merged cell's text in its first slot, the others empty; a
+    dollar sign set before an amount is in the amount's slot."""
     rows = [[""] * grid.ncols for _ in range(grid.nrows)]
     for c in grid.cells:
         rows[c.row][c.col] = c.text
-    return rows
+    return [_dollars_to_amounts(r) for r in rows]
+
+
+def _dollars_to_amounts(row: list[str]) -> list[str]:
+    """A "$" ending a slot moved to the amount that starts the next slot: filings set the sign at the
+    left edge of the amount's column, often nearer the column before ("$ 14,694 $ | 14,544" becomes
+    "$ 14,694 | $ 14,544"). Only "$": it always precedes its amount, where euro and pound signs may
+    follow it."""
+    out = list(row)
+    for k in range(len(out) - 1):
+        cell, nxt = out[k].rstrip(), out[k + 1].lstrip()
+        if (cell == "$" or cell.endswith(" $")) and nxt[:1] and (nxt[0].isdigit() or nxt[0] in "(-"):
+            out[k], out[k + 1] = cell[:-1].rstrip(), f"$ {nxt}"
+    return out
 
 
 def escape_cell(text: str) -> str:
