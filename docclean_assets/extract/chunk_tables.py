@@ -35,8 +35,9 @@ def cells(line: str) -> tuple[str, ...]:
 
 def parse_markdown_table(text: str, header_max_rows: int) -> ParsedTable | None:
     """Header and rows of a Markdown pipe table; None when the text is no such table (a fallback's
-    description and text). Rows after the Markdown header whose first cell is empty are header rows
-    too (up to `header_max_rows`): stacked period and year labels over a statement's columns. A first
+    description and text). Rows after the Markdown header that head the columns are header rows too
+    (up to `header_max_rows`, see `_is_header_row`): stacked period, year and unit labels over a
+    statement's columns. A first
     row that reads as data (a label, then numbers) is data, with no column labels."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) < 2 or not lines[0].lstrip().startswith("|") or not _SEPARATOR.match(lines[1].strip()):
@@ -45,11 +46,23 @@ def parse_markdown_table(text: str, header_max_rows: int) -> ParsedTable | None:
     if _looks_like_data(first):
         return ParsedTable((), (), (lines[0], *rest), tuple(cells(r) for r in (lines[0], *rest)))
     n = 0
-    while n < min(header_max_rows, len(rest) - 1) and not cells(rest[n])[0]:
+    while n < min(header_max_rows, len(rest) - 1) and _is_header_row(cells(rest[n])):
         n += 1
     header_rows = (first, *(cells(r) for r in rest[:n]))
     data = rest[n:]
     return ParsedTable((lines[0], lines[1], *rest[:n]), header_rows, tuple(data), tuple(cells(r) for r in data))
+
+
+def _is_header_row(row: tuple[str, ...]) -> bool:
+    """A row over a statement's data: no label (stacked period labels), years beside a label ("For the
+    years ended June 30, | 2023 | 2022"), or a unit alone ("($ in millions)"). A label alone with no
+    parentheses is a section of the data ("Current assets:"), not a header."""
+    values = [c for c in row[1:] if c]
+    if not row or not row[0]:
+        return True
+    if values:
+        return all(_YEAR.match(v) for v in values)
+    return row[0].startswith("(") and row[0].endswith(")")
 
 
 def _looks_like_data(row: tuple[str, ...]) -> bool:

@@ -250,8 +250,9 @@ class ChunkSettings:
     # periods and unit run to ~30 words) and are repeated in every part of a split table.
     lead_in_max_tokens: int = 40
     # At most this many leading rows of a table, besides its Markdown header row, are header rows
-    # (repeated in every part of a split table, and the column labels of its values) when their
-    # first cell is empty: filings' statements stack 1-3 (period, year, region) over the data.
+    # (repeated in every part of a split table, and the column labels of its values) when they head
+    # the columns (no label, years beside a label, or a unit alone): filings' statements stack 1-3
+    # (unit, period, year, region) over the data.
     table_header_max_rows: int = 4
 
     def __post_init__(self) -> None:

@@ -127,6 +127,21 @@ def test_a_split_table_repeats_its_title_lines_from_the_same_page_not_a_sentence
     assert [c.seqs for c in blocks_to_chunks(sentence, S)] == [(1,), (2,)]
 
 
+def test_a_statements_unit_and_year_rows_are_its_header_but_a_section_label_is_data():
+    statement = "\n".join(["| Consolidated Statements of Income | | |", "|---|---|---|",
+                           "| ($ in millions) | | |", "| For the years ended June 30, | 2023 | 2022 |"]
+                          + [f"| Item {i} revenue line | {100 + i} | {90 + i} |" for i in range(30)])
+    parsed = parse_markdown_table(statement, 4)
+    assert [r[0] for r in parsed.header_cells] == [
+        "Consolidated Statements of Income", "($ in millions)", "For the years ended June 30,"]
+    parts = blocks_to_chunks([Block("table", statement, seq=0)], S)
+    assert len(parts) > 1
+    for c in parts:
+        assert "| For the years ended June 30, | 2023 | 2022 |" in c.text and ": 2023 " in c.embed_text
+    sections = parse_markdown_table("| | 2023 |\n|---|---|\n| Current assets | |\n| Cash | 5 |", 4)
+    assert [r[0] for r in sections.row_cells] == ["Current assets", "Cash"]
+
+
 def test_embed_text_puts_each_value_beside_its_row_and_column_labels_without_pipes():
     text = "| | Three months ended | |\n|---|---|---|\n| | 2023 | 2022 |\n| Net sales | $ 1,200 | 1,100 |"
     out = linearized_table(text)
