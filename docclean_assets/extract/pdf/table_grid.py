@@ -24,7 +24,7 @@ from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Line, Word, make_line
 from docclean_assets.extract.pdf.regions import visible
 from docclean_assets.extract.pdf.table_model import (
-    Cell, Grid, TableBlock, fallback_text, form_block, grid_to_fields, grid_to_rows, rows_to_markdown, table_block,
+    Cell, Grid, TableBlock, fallback_text, grid_form, grid_to_rows, rows_to_markdown, table_block,
 )
 from docclean_assets.extract.pdf.settings import PdfSettings
 
@@ -256,8 +256,8 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> Tabl
         return None
     grid, straddle = run_to_grid(run, bounds, s.table_cell_split_gap_em * body)
     rows = grid_to_rows(grid)
-    if (fields := grid_to_fields(rows)) is not None:
-        return form_block(lines, page, grid.bbox, fields, "borderless")
+    if (form := grid_form(lines, page, grid, rows)) is not None:
+        return form
     multi_cells = sum(len(r.cells) for r in run if len(r.cells) >= 2)
     if _density(grid) < s.table_min_density or straddle > s.table_max_straddle_share * multi_cells:
         text = fallback_text(grid.ncols, [join_lines([c.text for c in r.cells]) for r in run])

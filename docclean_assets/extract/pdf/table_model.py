@@ -107,6 +107,7 @@ def fallback_text(ncols: int, row_texts: list[str]) -> str:
 # FORM_MIN_PAIRS such pairs (value rows with the caption rows under them, labels with their boxes)
 # hold at least half of its rows; its other rows are kept as lines of text. A real table's
 # "(in millions)" row is one pair at most, and its figure rows are no pairs.
+
 # Ballot boxes, empty or ticked (a form's); bare tick marks fill comparison tables, so they are no box.
 CHECK_BOXES = frozenset("\u2610\u2611\u2612\u25a1")
 FORM_MIN_PAIRS = 2  # one value over a caption is a table's unit row as often as a form's field
@@ -160,8 +161,8 @@ def _captions(rows: list[list[str]], at: int) -> tuple[list[str], int] | None:
 
 
 def _captioned(values: list[list[str]], captions: list[str]) -> tuple[list[str], int]:
-    """"caption: value" for each captioned column, a value being the trailing value rows that hold
-    text only in captioned columns (an address over two lines); and how many value rows it took."""
+    """Each captioned column as "caption: value", its value the trailing value rows that hold text only
+    in captioned columns (an address over two lines); and how many value rows it took."""
     used = 0
     for row in reversed(values):
         if any(v.strip() and not c.strip() for v, c in zip(row, captions)):
@@ -227,13 +228,16 @@ def form_block(lines: list[Line], page: int, bbox: tuple[float, float, float, fl
     return TableBlock(lines, page, kind="paragraph", extra=(("form", source),), box=bbox, rendered="; ".join(fields))
 
 
+def grid_form(lines: list[Line], page: int, grid: Grid, rows: list[list[str]]) -> TableBlock | None:
+    """The grid (read as `rows`) as a form's fields, or None when it is no form."""
+    fields = grid_to_fields(rows)
+    return None if fields is None else form_block(lines, page, grid.bbox, fields, grid.source)
+
+
 def grid_block(lines: list[Line], page: int, grid: Grid) -> TableBlock:
     """The grid as a form's fields when it is a form, else as a Markdown `table` block."""
     rows = grid_to_rows(grid)
-    fields = grid_to_fields(rows)
-    if fields is not None:
-        return form_block(lines, page, grid.bbox, fields, grid.source)
-    return table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source)
+    return grid_form(lines, page, grid, rows) or table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source)
 
 
 def table_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], text: str,
