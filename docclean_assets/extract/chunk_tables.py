@@ -37,8 +37,8 @@ def parse_markdown_table(text: str, header_max_rows: int) -> ParsedTable | None:
     """Header and rows of a Markdown pipe table; None when the text is no such table (a fallback's
     description and text). Rows after the Markdown header that head the columns are header rows too
     (up to `header_max_rows`, see `_is_header_row`): stacked period, year and unit labels over a
-    statement's columns. A first
-    row that reads as data (a label, then numbers) is data, with no column labels."""
+    statement's columns. A first row that reads as data (a label, then numbers) is data, with no
+    column labels."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) < 2 or not lines[0].lstrip().startswith("|") or not _SEPARATOR.match(lines[1].strip()):
         return None

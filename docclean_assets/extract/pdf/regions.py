@@ -104,20 +104,24 @@ def graphics_to_panels(
     return out
 
 
-def _rect_rows(graphics: list[Graphic], tol: float) -> dict[tuple[int, int], list[Graphic]]:
-    """The painted rects by their top and bottom, in steps of `tol` points (a lookup for `_tiled`)."""
+def _span_key(g: Graphic, tol: float) -> tuple[int, int]:
+    """A rect's top and bottom in steps of `tol` points: rects of one row share it or a neighbour."""
     step = max(tol, 0.01)
+    return round(g.top / step), round(g.bottom / step)
+
+
+def _rect_rows(graphics: list[Graphic], tol: float) -> dict[tuple[int, int], list[Graphic]]:
+    """The painted rects by `_span_key` (a lookup for `_tiled`)."""
     rows: dict[tuple[int, int], list[Graphic]] = {}
     for g in graphics:
         if g.kind == "rect":
-            rows.setdefault((round(g.top / step), round(g.bottom / step)), []).append(g)
+            rows.setdefault(_span_key(g, tol), []).append(g)
     return rows
 
 
 def _tiled(g: Graphic, rows: dict[tuple[int, int], list[Graphic]], tol: float) -> bool:
     """Whether another rect of the same top and bottom meets `g`'s left or right edge: a cell of a row."""
-    step = max(tol, 0.01)
-    t, b = round(g.top / step), round(g.bottom / step)
+    t, b = _span_key(g, tol)
     for key in ((t + i, b + j) for i in (-1, 0, 1) for j in (-1, 0, 1)):
         for o in rows.get(key, ()):
             if o is not g and abs(o.top - g.top) <= tol and abs(o.bottom - g.bottom) <= tol and (

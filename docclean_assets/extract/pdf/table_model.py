@@ -105,12 +105,15 @@ def fallback_text(ncols: int, row_texts: list[str]) -> str:
 # labels, in aligned columns a table detector takes for a table; read as a table, a caption heads
 # nothing and a box sits in a cell or a row of its own. A grid is a form when at least
 # FORM_MIN_PAIRS such pairs (value rows with the caption rows under them, labels with their boxes)
-# hold at least half of its rows; its other rows are kept as lines of text. A real table's
-# "(in millions)" row is one pair at most, and its figure rows are no pairs.
+# hold at least FORM_MIN_ROW_SHARE of its rows; its other rows are kept as lines of text. A real
+# table's "(in millions)" row is one pair at most, and its figure rows are no pairs.
 
 # Ballot boxes, empty or ticked (a form's); bare tick marks fill comparison tables, so they are no box.
 CHECK_BOXES = frozenset("\u2610\u2611\u2612\u25a1")
 FORM_MIN_PAIRS = 2  # one value over a caption is a table's unit row as often as a form's field
+# Share of a grid's non-empty rows its pairs must hold (a fraction): a cover page's form grids are
+# all pairs but a heading row or two; a table with a pair or two among its data rows stays a table.
+FORM_MIN_ROW_SHARE = 0.5
 _RULE_CHARS = frozenset("_-\u2014\u2013.")  # a rule typed as characters: no field
 
 
@@ -214,7 +217,7 @@ def grid_to_fields(rows: list[list[str]]) -> list[str] | None:
             i += 1
     flush(pending)
     kept = sum(1 for r in rows if any(c.strip() and set(c.strip()) - _RULE_CHARS for c in r))
-    return fields if pairs >= FORM_MIN_PAIRS and 2 * paired_rows >= kept else None
+    return fields if pairs >= FORM_MIN_PAIRS and paired_rows >= FORM_MIN_ROW_SHARE * kept else None
 
 
 def _merge_columns(boxes: list[str], labels: list[str]) -> list[str]:
@@ -237,7 +240,8 @@ def grid_form(lines: list[Line], page: int, grid: Grid, rows: list[list[str]]) -
 def grid_block(lines: list[Line], page: int, grid: Grid) -> TableBlock:
     """The grid as a form's fields when it is a form, else as a Markdown `table` block."""
     rows = grid_to_rows(grid)
-    return grid_form(lines, page, grid, rows) or table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source)
+    form = grid_form(lines, page, grid, rows)
+    return form or table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source)
 
 
 def table_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], text: str,
