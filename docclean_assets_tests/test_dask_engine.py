@@ -92,10 +92,29 @@ def test_a_document_that_kills_every_worker_or_its_memory_ceiling_fails_alone(tm
                               engine="dask", address=c.address)
         assert result.success
         rows = {r[0]: (r[1], r[2]) for r in _rows(tmp_path / "out", "SELECT path, status, error FROM parsed_documents")}
-        assert rows.pop("poison.html") == ("failed", "died: every cluster worker that ran it died "
+        assert rows.pop("poison.html") == ("failed", "died: every cluster worker that ran it alone died "
                                                      "(distributed.scheduler.allowed-failures)")
         assert rows.pop("bomb.html") == ("failed", "memory limit exceeded (512 MiB)")
         assert rows == {p: ("ok", None) for p in pages if p[1:2].isdigit()}
+    finally:
+        c.stop()
+
+
+def test_documents_queued_beside_the_killer_on_its_worker_are_not_blamed(tmp_path):
+    # one single-threaded worker: every task in flight (two) sits on the worker the killer takes
+    # down, so Dask counts each death against all of them; the documents split out of the failed
+    # tasks die beside the killer again, and only running alone tells the killer from its neighbours
+    c = DaskCluster(tmp_path / "dask", workers=1, env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
+    try:
+        pages = {f"p{i}.html": _page(f"Notice {i}", f"Item {i} concerns ward {i}.") for i in range(3)}
+        pages["a-poison.html"] = _page("Poison", "Kills its worker.")
+        cfg = _source(tmp_path, pages)
+        result = _materialize(cfg, tmp_path / "out", "web", extractor="docclean_assets_tests.faults:cluster_fault_or_extract",
+                              engine="dask", address=c.address)
+        assert result.success
+        rows = {r[0]: (r[1], r[2]) for r in _rows(tmp_path / "out", "SELECT path, status, error FROM parsed_documents")}
+        assert rows.pop("a-poison.html")[0] == "failed"
+        assert rows == {f"p{i}.html": ("ok", None) for i in range(3)}
     finally:
         c.stop()
 

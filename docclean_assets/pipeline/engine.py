@@ -12,7 +12,10 @@ visible before that.
 A Dask worker that dies mid-task (killed, out of memory, its machine gone) has its tasks rescheduled
 on the others by the scheduler. A task that fails even so (its workers died
 `distributed.scheduler.allowed-failures` times, Dask's setting, default 3) is split into one task per
-document, so only the document that kills workers ends as a failed row (`died: ...`), never the run.
+document. Dask blames every task on a dying worker, so a document's own task may die beside the one
+that kills: a single document whose task died is sent once more alone, nothing else in flight on the
+cluster, and only a document that kills its workers alone ends as a failed row (`died: ...`), never the
+run.
 Dask workers must run non-daemonic (`DASK_DISTRIBUTED__WORKER__DAEMON=False`, or
 `distributed.worker.daemon: false`) so that a task may start that child.
 """
@@ -125,13 +128,19 @@ def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engin
         sent = 0  # documents sent so far (split ones not counted again)
         pending = iter(jobs)
         split: list[list[Job]] = []  # single-document tasks of failed tasks, sent before new work
-        running: dict[str, list[Job]] = {}
+        suspects: list[Job] = []  # documents whose own task died beside others: each runs again alone
+        running: dict[str, tuple[list[Job], bool]] = {}  # task key: its documents, whether it runs alone
         done = as_completed(loop=client.loop)
         run_id = uuid.uuid4().hex[:8]
 
         def submit() -> bool:
             nonlocal sent
-            if split:
+            if any(alone for _, alone in running.values()) or (suspects and running):
+                return False
+            alone = bool(suspects)
+            if alone:
+                batch = [suspects.pop()]
+            elif split:
                 batch = split.pop()
             else:
                 batch = [j for _, j in zip(range(task_size(engine, window, sink.expected - sent)), pending)]
@@ -141,18 +150,20 @@ def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engin
             future = client.submit(parse_task, batch, [sink.ref_of(j) for j in batch], limits, extractor,
                                    sink.target, key=f"docclean-{run_id}-{uuid.uuid4().hex[:8]}-{batch[0].key}",
                                    retries=engine.retries, pure=False)
-            running[future.key] = batch
+            running[future.key] = (batch, alone)
             done.add(future)
             return True
 
         while len(running) < window and submit():
             pass
         for future in done:
-            batch = running.pop(future.key)
-            outcomes = _outcomes(future, len(batch))
+            batch, alone = running.pop(future.key)
+            outcomes = _outcomes(future, len(batch), alone)
             future.release()
-            if outcomes is None:  # a task of several documents failed: find the one that fails it
+            if outcomes is None and len(batch) > 1:  # a task of several documents failed: find the one
                 split.extend([job] for job in reversed(batch))
+            elif outcomes is None:  # it may have died beside the document that kills: try it alone
+                suspects.append(batch[0])
             else:
                 yield list(zip(batch, outcomes))
             while len(running) < window and submit():
@@ -170,18 +181,19 @@ def task_size(engine: EngineSettings, window: int, remaining: int) -> int:
     return max(1, min(engine.documents_per_task, -(-remaining // window)))
 
 
-def _outcomes(future, documents: int) -> list[Outcome] | None:  # type: ignore[no-untyped-def]
-    """The task's outcomes; None when a task of several documents failed; for a single document that
-    failed, its failed outcome."""
+def _outcomes(future, documents: int, alone: bool) -> list[Outcome] | None:  # type: ignore[no-untyped-def]
+    """The task's outcomes; None when a task of several documents failed, or a single document's task
+    died while others ran; for a single document that failed alone or by its own error, its failed
+    outcome."""
     from distributed import KilledWorker
 
     try:
         return future.result()
     except KilledWorker:
-        if documents > 1:
+        if documents > 1 or not alone:
             return None
-        return [Outcome(None, "died: every cluster worker that ran it died (distributed.scheduler.allowed-failures)",
-                        0.0, "died")]
+        return [Outcome(None, "died: every cluster worker that ran it alone died "
+                              "(distributed.scheduler.allowed-failures)", 0.0, "died")]
     except Exception as exc:  # noqa: BLE001 - a task the cluster lost is its documents' failure only
         if documents > 1:
             return None
