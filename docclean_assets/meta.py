@@ -42,10 +42,10 @@ def table_value(rows: list[dict], columns: list[str]) -> dg.MetadataValue:
     return dg.MetadataValue.table(records=[dg.TableRecord(r) for r in cells], schema=schema)
 
 
-def counts_value(counts: dict[str | None, int], label: str, none_as: str) -> dg.MetadataValue:
-    """Counts per value as a two-column table, largest first; the None value is named `none_as`."""
+def counts_value(counts: dict[str | None, int], label: str, none_as: str, unit: str = "blocks") -> dg.MetadataValue:
+    """Counts of `unit` per value as a two-column table, largest first; the None value is named `none_as`."""
     rows = sorted(((none_as if k is None else k, n) for k, n in counts.items()), key=lambda kn: (-kn[1], kn[0]))
-    return table_value([{label: k, "blocks": n} for k, n in rows], [label, "blocks"])
+    return table_value([{label: k, unit: n} for k, n in rows], [label, unit])
 
 
 def result_meta(path: str, rows: int, schema: pa.Schema, **extra) -> dict:

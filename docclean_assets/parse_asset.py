@@ -94,6 +94,7 @@ def record_parse(context: dg.OpExecutionContext, docclean: Docclean):
     try:
         statuses = _counts(con, "docs", "status")
         methods = _counts(con, "docs", "method")
+        page_kinds = {k: n for k, n in _counts(con, "docs", "page_kind").items() if k}  # web pages only
         kinds = _counts(con, "blocks", "kind")
         drop_reasons = _counts(con, "blocks", "drop_reason")
     finally:
@@ -114,7 +115,9 @@ def record_parse(context: dg.OpExecutionContext, docclean: Docclean):
     shards = {"shards": len(keys), "retired_shards": dg.MetadataValue.json(retired)} if len(keys) > 1 or retired else {}
     yield output("parsed_documents", result_meta(
         where("parsed_documents"), sum(statuses.values()), DOCS_SCHEMA,
-        statuses=counts_value(statuses, "status", "(none)"), methods=counts_value(methods, "method", "(none)")))
+        statuses=counts_value(statuses, "status", "(none)", "documents"),
+        methods=counts_value(methods, "method", "(none)", "documents"),
+        **({"page_kinds": counts_value(page_kinds, "page_kind", "(none)", "documents")} if page_kinds else {})))
     yield output("parsed_blocks", result_meta(
         where("parsed_blocks"), sum(kinds.values()), BLOCKS_SCHEMA, documents=sum(statuses.values()), **run, **shards,
         errors=table_value([{"path": p, "error": e} for p, e in errors.items()], ["path", "error"]),

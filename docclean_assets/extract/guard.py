@@ -50,35 +50,56 @@ def merge_flooded(result: Extraction, flooded: dict[int, str]) -> Extraction:
     return Extraction(renumber(blocks), result.report, result.trace)
 
 
-_TAG = re.compile(rb"<(/?)([a-z][a-z0-9-]*)")  # on the lower-cased bytes
+# On the lower-cased bytes. The search for a tag's end stops at the next "<" (linear); a tag whose end
+# is not found before it (a "<" in an attribute value) counts as opening an element.
+_TAG = re.compile(rb"<(/?)([a-z][a-z0-9-]*)(?:[^<>]*?(/?)>)?")
 # Elements that never nest (void) or whose end tag is optional (an open one is closed by a sibling):
 # counting them would overstate the depth of ordinary sloppy pages.
 _FLAT = frozenset(b"""area base br col embed hr img input link meta param source track wbr p li dt dd tr td th
     option optgroup thead tbody tfoot colgroup caption rb rt rp html head body""".split())
 _RAW = frozenset({b"script", b"style", b"textarea", b"title", b"xmp", b"noscript"})
+# Inside these, "<path/>" closes itself; in HTML proper the slash is ignored ("<div/>" opens a div).
+_FOREIGN = frozenset({b"svg", b"math"})
 
 
 def check_html_bytes(data: bytes, limits: LimitSettings) -> None:
     """Refuse an HTML page larger than `html_max_mib`, or whose tags open more than `html_max_depth`
-    levels (an estimate from the bytes: the HTML parser itself is quadratic in the nesting depth)."""
+    levels (an estimate from the bytes of the depth the parser would build, which is quadratic in it)."""
     if len(data) > limits.html_max_mib * (1 << 20):
         raise ExtractionError(f"html: page too large: {len(data) / (1 << 20):.1f} MiB (limit {limits.html_max_mib:g} MiB)")
     encoding = html_encoding(data[:HTML_SNIFF_BYTES])
     if encoding is not None and encoding.startswith(("utf-16", "utf-32")):  # tags are not ASCII bytes there
         data = data.decode(encoding, errors="replace").encode("utf-8", errors="replace")
-    depth, raw_until = 0, None
+    open_tags: list[bytes] = []
+    foreign, raw_until = 0, None  # open svg/math elements; the raw-text element being skipped
     for m in _TAG.finditer(data.lower()):  # bytes.lower() changes A-Z only: the same tags, none lowered one by one
-        closing, tag = m.groups()
+        closing, tag, self_closing = m.groups()
         if raw_until is not None:  # inside script/style: only its own end tag counts
             if closing and tag == raw_until:
                 raw_until = None
             continue
         if tag in _RAW and not closing:
             raw_until = tag
-        elif tag not in _FLAT:
-            depth = max(0, depth - 1) if closing else depth + 1
-            if depth > limits.html_max_depth:
+        elif tag in _FLAT or (self_closing and foreign and not closing):
+            continue
+        elif closing:
+            foreign -= _close(open_tags, tag)
+        else:
+            open_tags.append(tag)
+            foreign += tag in _FOREIGN
+            if len(open_tags) > limits.html_max_depth:
                 raise ExtractionError(_too_deep(limits))
+
+
+def _close(open_tags: list[bytes], tag: bytes) -> int:
+    """Close `tag` and what is open inside it, as the parser does (an end tag nothing opened is
+    ignored); the number of svg/math elements closed."""
+    for i in range(len(open_tags) - 1, -1, -1):  # at most html_max_depth steps
+        if open_tags[i] == tag:
+            closed = open_tags[i:]
+            del open_tags[i:]
+            return sum(t in _FOREIGN for t in closed)
+    return 0
 
 
 def _too_deep(limits: LimitSettings) -> str:

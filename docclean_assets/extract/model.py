@@ -167,6 +167,9 @@ class DocReport:
     tables: int = field(default=0, metadata={"doc": "Table blocks (Markdown tables and fallbacks)."})
     tables_fallback: int = field(default=0, metadata={"doc": "Tables whose columns could not be aligned: a description plus their text."})
     reader_comments: int = field(default=0, metadata={"doc": "Comments under a web page, kept as kind='comment' (not body)."})
+    page_kind: str = field(default="", metadata={
+        "doc": "A web page's kind, which decides its content: thread | article | product | listing | page."})
+    posts: int = field(default=0, metadata={"doc": "Posts of a forum or Q&A thread, kept as body (one block each)."})
     flags: list[str] = field(default_factory=list, metadata={
         "doc": "Names of what the document showed (broken_part, value_clamped, below_retention_band ...)."})
     # OCR (issue 9)

@@ -48,6 +48,7 @@ class Comment:
     """One reader comment: where it is in the DOM and what the markup says about it."""
 
     node_id: int  # mem_id of the comment element (0 for a JSON-LD comment)
+    kind: str = "comment"  # comment | answer (schema.org Answer: a Q&A thread's post or an FAQ's answer)
     author: str = ""
     date: str = ""
     cid: str = ""
@@ -181,10 +182,15 @@ def dom_to_comments(tree: LexborHTMLParser, units: list[Unit]) -> list[Comment]:
         c = comments.get(owner)
         if c is None:
             item = items[owner]
-            c = comments[owner] = Comment(owner, _author(item, item_ids), _date(item, item_ids), _cid(item),
-                                          _parent_id(item, u.path[:u.path.index(owner)], items))
+            c = comments[owner] = Comment(owner, _item_kind(item), _author(item, item_ids), _date(item, item_ids),
+                                          _cid(item), _parent_id(item, u.path[:u.path.index(owner)], items))
         c.units.append(i)
     return [c for c in comments.values() if c.units]
+
+
+def _item_kind(item: LexborNode) -> str:
+    """answer for a schema.org Answer element, else comment."""
+    return "answer" if _itemtype(item) == "answer" else "comment"
 
 
 def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, LexborNode]) -> str:
@@ -200,8 +206,8 @@ def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, Le
     return ""
 
 
-def jsonld_comments(scripts: list[Any], max_depth: int) -> list[tuple[str, str, str, str]]:
-    """(text, author, date, id) of every schema.org Comment node in the page's JSON-LD (parsed
+def jsonld_comments(scripts: list[Any], max_depth: int) -> list[tuple[str, str, str, str, str]]:
+    """(text, author, date, id, kind) of every schema.org Comment or Answer node in the page's JSON-LD (parsed
     scripts, see jsonld.jsonld_scripts), down to `max_depth` levels."""
     out = []
     for node in json_nodes(scripts, max_depth):
@@ -216,7 +222,8 @@ def jsonld_comments(scripts: list[Any], max_depth: int) -> list[tuple[str, str, 
         if isinstance(author, dict):
             author = author.get("name") or ""
         date = node.get("dateCreated") or node.get("datePublished") or ""
-        out.append((text, str(author or ""), str(date), str(node.get("@id") or node.get("url") or "")))
+        kind = "comment" if "comment" in types else "answer"
+        out.append((text, str(author or ""), str(date), str(node.get("@id") or node.get("url") or ""), kind))
     return out
 
 
@@ -251,7 +258,7 @@ def units_to_comments(tree: LexborHTMLParser, units: list[Unit], scripts: list[A
         pos = joined.find(uk)
         if pos >= 0:  # the first comment holding it, as when each comment was tried in turn
             n = bisect.bisect_right(starts, pos) - 1
-            _text, author, date, cid = found[n]
-            extra.setdefault(n, Comment(0, author, date, cid)).units.append(i)
+            _text, author, date, cid, kind = found[n]
+            extra.setdefault(n, Comment(0, kind, author, date, cid)).units.append(i)
     comments += extra.values()
     return sorted(comments, key=lambda c: c.units[0])

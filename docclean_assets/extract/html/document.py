@@ -21,9 +21,10 @@ from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, main_container,
                                                    nested_article_units)
 from docclean_assets.extract.html.comments import Comment, units_to_comments
-from docclean_assets.extract.html.dom import Unit, key, markdown_table, segment
+from docclean_assets.extract.html.dom import Unit, key, markdown_table, place_streamed_slots, segment
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
+from docclean_assets.extract.html.pagekind import THREAD, PageKind, declared_types, page_kind
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
@@ -193,6 +194,9 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         report.flag("encoding_replaced")
     tree = LexborHTMLParser(text)
     elements = check_html_depth(tree.root, settings.limits)
+    if place_streamed_slots(tree):  # the extractor reads the page as its scripts leave it
+        text = tree.html or ""
+        trace["streamed_slots"] = True
     scripts = jsonld_scripts(tree, report)
     title, title_src = _page_title(tree)
     trace["title"] = title
@@ -278,17 +282,24 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     trace["method"] = method
     report.method = method
     comments = _route_comments(tree, scripts, units, status, hs, report)
+    page = _page_kind(tree, scripts, units, status, comments, hs)
+    report.page_kind, trace["page_kind"] = page.name, page.reason
     for i in nested_article_units(tree, units, status, hs):  # comments are routed already
         status[i] = DropReason.TEASER
     first_of = {c.units[0]: c for c in comments}
-    as_body = bool(rules is not None and rules.comments_as_body)
+    all_body = bool(rules is not None and rules.comments_as_body)
+    report.posts = sum(1 for c in comments if _comment_role(c, page, all_body) == "post")
+    report.reader_comments = sum(1 for c in comments if _comment_role(c, page, all_body) is None)
+    if report.reader_comments:
+        report.flag("has_comments")
 
     blocks: list[Block] = list(extra.get(-1, []))
     for i, u in enumerate(units):
         reason = status[i]
         if reason == _COMMENT:
             if i in first_of:
-                blocks.append(_comment_block(first_of[i], units, as_body))
+                c = first_of[i]
+                blocks.append(_comment_block(c, units, _comment_role(c, page, all_body)))
             continue
         kind = u.kind
         meta = dict(u.meta)
@@ -341,10 +352,10 @@ def _without_soft_hyphens(b: Block) -> Block:
     return replace(b, text=b.text.replace(SOFT_HYPHEN, ""))
 
 
-def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list, hs: HtmlSettings,
-                    report: DocReport) -> list[Comment]:
-    """Mark the units of reader comments (status `_COMMENT`); the rest of a comment (author line,
-    date, reply link) is boilerplate even where the extractor kept it."""
+def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list,
+                    hs: HtmlSettings, report: DocReport) -> list[Comment]:
+    """Mark the units of comments and answers (status `_COMMENT`); the rest of a comment (author
+    line, date, reply link) is boilerplate even where the extractor kept it."""
     found = units_to_comments(tree, units, scripts, hs, report)
     comments = [c for c in found if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
     items = {c.node_id for c in comments if c.node_id}
@@ -355,18 +366,35 @@ def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], st
     for c in comments:
         for i in c.units:
             status[i] = _COMMENT
-    if comments:
-        report.flag("has_comments")
-        report.reader_comments = len(comments)
     return comments
 
 
-def _comment_block(c: Comment, units: list[Unit], as_body: bool) -> Block:
-    """One reader comment as one block: kind 'comment', or a body paragraph with `comments_as_body`."""
+def _page_kind(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list, comments: list[Comment],
+               hs: HtmlSettings) -> PageKind:
+    """The page's kind, from its declared types and the words of its article against its comments'."""
+    article_words = sum(len(units[i].plain.split()) for i, st in enumerate(status) if st is None)
+    replies = [c for c in comments if c.kind == "comment"]  # answers are an FAQ's or a declared Q&A's
+    comment_words = sum(len(units[i].plain.split()) for c in replies for i in c.units)
+    return page_kind(declared_types(tree, scripts, hs.jsonld_max_depth), article_words, comment_words,
+                     len(replies), hs.thread_min_comment_ratio)
+
+
+def _comment_role(c: Comment, kind: PageKind, all_body: bool) -> str | None:
+    """What a comment is in the body: a thread's post, an answer (an FAQ's, or a Q&A's outside a
+    thread), a comment kept as body by the source's rules; None for a reader comment kept apart."""
+    if kind.name == THREAD:
+        return "post"
+    if c.kind == "answer":
+        return "answer"
+    return "comment" if all_body else None
+
+
+def _comment_block(c: Comment, units: list[Unit], role: str | None) -> Block:
+    """One comment as one block: kind 'comment', or a body paragraph with its role."""
     meta = [("author", c.author), ("date", c.date), ("comment_id", c.cid), ("reply_to", c.reply_to)]
     meta = [(k, v) for k, v in meta if v] + [("method", "comments")]
-    return Block(kind=str(Kind.PARAGRAPH if as_body else Kind.COMMENT), text="\n\n".join(units[i].text for i in c.units),
-                 meta=tuple(meta + ([("role", "comment")] if as_body else [])))
+    return Block(kind=str(Kind.PARAGRAPH if role else Kind.COMMENT), text="\n\n".join(units[i].text for i in c.units),
+                 meta=tuple(meta + ([("role", role)] if role else [])))
 
 
 # ---------------------------------------------------------------- JSON-LD

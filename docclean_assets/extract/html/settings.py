@@ -73,6 +73,12 @@ class HtmlSettings:
     # this many characters: shorter ones ("Reply", a name) recur in any thread. Same scale as
     # match_min_chars.
     comment_jsonld_min_chars: int = 25
+    # A page that declares neither an article nor a thread is a thread (its comments are its posts,
+    # kept as body) when it has at least two reader comments holding this many words per word of the
+    # article the extractor found (in a thread, its first post). Articles with comments in
+    # scrapinghub_aeb and the WCXB dev sample hold 0.02-0.63, but for three short posts under long
+    # threads (2.8-14.7, kept articles by their declaration); the undeclared threads there, 5.1 and 13.9.
+    thread_min_comment_ratio: float = 2.0
 
     # ---- standfirst (issue 7, html_lede.py)
     # A dropped paragraph between the title and the first body paragraph is the article's lede when

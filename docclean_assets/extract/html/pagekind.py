@@ -1,0 +1,67 @@
+"""What kind of page this is, and so what its content is: a forum or Q&A thread's posts are its
+content, where the same markup under an article is reader comments kept apart from the body.
+
+The kind comes first from what the page declares (schema.org types in JSON-LD or microdata), then
+from how its text is shared: a page whose comments far outweigh the article around them is a thread
+whose first post the extractor took for an article. The decision and its reason are recorded
+(`DocReport.page_kind`, the blocks' `meta`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser
+
+from docclean_assets.extract.html.jsonld import json_nodes
+
+# schema.org types that make the page a thread: its posts are the content
+THREAD_TYPES = frozenset({"discussionforumposting", "qapage"})
+# schema.org types that declare an article (the page's own text, comments under it stay comments)
+DECLARED_ARTICLE_TYPES = frozenset({"article", "newsarticle", "blogposting", "report", "scholarlyarticle",
+                                    "techarticle", "reportagenewsarticle", "analysisnewsarticle",
+                                    "opinionnewsarticle", "reviewnewsarticle", "backgroundnewsarticle",
+                                    "liveblogposting"})
+PRODUCT_TYPES = frozenset({"product", "productgroup", "productmodel", "individualproduct"})
+LISTING_TYPES = frozenset({"collectionpage", "searchresultspage"})
+FAQ_TYPES = frozenset({"faqpage"})
+THREAD, ARTICLE, PRODUCT, LISTING, PAGE = "thread", "article", "product", "listing", "page"
+
+
+@dataclass(frozen=True, slots=True)
+class PageKind:
+    """The page's kind and why it was decided."""
+
+    name: str  # thread | article | product | listing | page
+    reason: str
+
+
+def declared_types(tree: LexborHTMLParser, scripts: list[Any], max_depth: int) -> frozenset[str]:
+    """schema.org types the page declares, lowercased without their vocabulary URL: every JSON-LD
+    node's @type, every microdata itemtype, and an Open Graph og:type of article or product."""
+    found: set[str] = set()
+    for node in json_nodes(scripts, max_depth):
+        t = node.get("@type", "")
+        found.update(str(v).rsplit("/", 1)[-1].lower() for v in (t if isinstance(t, list) else [t]) if v)
+    for node in tree.css("[itemtype]"):
+        found.update(v.rsplit("/", 1)[-1].lower() for v in (node.attributes.get("itemtype") or "").split())
+    og = tree.css_first('meta[property="og:type"], meta[name="og:type"]')
+    og_type = ((og.attributes.get("content") or "") if og is not None else "").strip().lower()
+    if og_type in ("article", "product"):  # Open Graph's own kinds, as schema.org names them
+        found.add(og_type)
+    return frozenset(found)
+
+
+def page_kind(types: frozenset[str], article_words: int, comment_words: int, comments: int,
+              min_comment_ratio: float) -> PageKind:
+    """The page's kind: declared thread types first; then a page of at least two comments holding
+    `min_comment_ratio` times the article's words, unless it declares an article; then declared
+    products, listings and articles; else a page."""
+    if thread := sorted(types & THREAD_TYPES):
+        return PageKind(THREAD, f"declares schema.org {thread[0]}")
+    if (comments >= 2 and comment_words >= min_comment_ratio * max(article_words, 1)
+            and not types & DECLARED_ARTICLE_TYPES):
+        return PageKind(THREAD, f"{comments} comments hold {comment_words} words against the article's {article_words}")
+    for kind, declared in ((PRODUCT, PRODUCT_TYPES), (LISTING, LISTING_TYPES), (ARTICLE, DECLARED_ARTICLE_TYPES)):
+        if found := sorted(types & declared):
+            return PageKind(kind, f"declares schema.org {found[0]}")
+    return PageKind(PAGE, "declares no kind")

@@ -1,0 +1,194 @@
+"""A page's kind decides its content (issue 35): a thread's posts are body, an FAQ's answers are
+body, reader comments under an article stay apart; content that scripts reveal is not hidden; the
+depth guard measures the depth the parser builds."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from docclean_assets.extract.errors import ExtractionError
+from docclean_assets.extract.guard import check_html_bytes, check_html_depth
+from docclean_assets.extract.html.document import extract_html
+from docclean_assets.extract.html.pagekind import page_kind
+from docclean_assets.extract.model import DropReason, Kind
+from docclean_assets.extract.settings import LimitSettings, Settings
+from docclean_assets_tests.test_html import PARAS, article_page, body, body_text
+from docclean_assets_tests.test_html_comments import _wp_comment
+
+S = Settings()
+
+POSTS = [
+    ("Ada Lovelace", "2024-03-01T09:15:00+00:00",
+     "My well pump trips the breaker every time the pressure tank refills after a long dry week. The breaker "
+     "is a twenty amp one and the pump is rated well under that, so I suspect the capacitor or the wiring."),
+    ("Bram Stoker", "2024-03-01T11:40:00+00:00",
+     "Check the start capacitor first: a weak one makes the motor draw locked rotor current for far too long, "
+     "which looks exactly like an undersized breaker. A cheap meter with a capacitance range will tell you."),
+    ("Chen Wei", "2024-03-02T08:05:00+00:00",
+     "Also measure the voltage at the pressure switch while the pump starts. Long runs of thin cable drop the "
+     "voltage enough to stall the motor, and the stall current then trips the breaker within a few seconds."),
+]
+
+
+def _post(author: str, date: str, text: str) -> str:
+    return (f'<div class="post" itemprop="comment" itemscope itemtype="https://schema.org/Comment">'
+            f'<div class="post-meta"><span itemprop="author" itemscope itemtype="https://schema.org/Person">'
+            f'<span itemprop="name">{author}</span></span> <time datetime="{date}">{date[:10]}</time></div>'
+            f'<div itemprop="text"><p>{text}</p></div></div>')
+
+
+def forum_page(declare: bool = True) -> bytes:
+    ld = {"@context": "https://schema.org", "@type": "DiscussionForumPosting", "headline": "Pump trips breaker"}
+    head = f'<script type="application/ld+json">{json.dumps(ld)}</script>' if declare else ""
+    posts = "".join(_post(*p) for p in POSTS)
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Pump trips breaker | Well Forum</title>
+    {head}</head><body><header><nav class="main-nav"><a href="/">Forums</a> <a href="/new">New posts</a></nav></header>
+    <main><h1>Pump trips breaker</h1><div class="thread">{posts}</div></main>
+    <footer><p>Well Forum. All rights reserved.</p></footer></body></html>""".encode()
+
+
+def posts_of(ex):
+    return [b for b in body(ex) if b.get_meta("role") == "post"]
+
+
+def test_a_declared_forum_thread_keeps_every_post_as_body_with_its_author_and_date():
+    ex = extract_html(forum_page(), S)
+    posts = posts_of(ex)
+    assert [b.text for b in posts] == [p[2] for p in POSTS]  # in order, the first post too
+    assert [(b.get_meta("author"), b.get_meta("date")) for b in posts] == [p[:2] for p in POSTS]
+    assert all(b.kind == Kind.PARAGRAPH for b in posts) and not [b for b in ex.blocks if b.kind == Kind.COMMENT]
+    assert ex.report.page_kind == "thread" and ex.report.posts == 3 and ex.report.reader_comments == 0
+    assert "DiscussionForumPosting".lower() in ex.trace["page_kind"].lower()
+    assert "Well Forum. All rights reserved." not in body_text(ex)
+
+
+def test_an_undeclared_thread_is_told_by_its_comments_outweighing_the_article():
+    ex = extract_html(forum_page(declare=False), S)
+    assert ex.report.page_kind == "thread" and "comments hold" in ex.trace["page_kind"]
+    assert all(p[2] in body_text(ex) for p in POSTS[1:])
+
+
+def _post_under_comments(paragraphs: list[str], extra_head: str = "") -> bytes:
+    thread = "".join(_wp_comment(str(i), a, d, t) for i, (a, d, t) in enumerate(POSTS))
+    comments = f'<div id="comments" class="comments-area"><ol class="comment-list">{thread}</ol></div>'
+    paras = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Pump trips breaker</title>{extra_head}
+    </head><body><main><article><h1>Pump trips breaker</h1>{paras}{comments}</article></main></body></html>""".encode()
+
+
+def test_comments_under_an_article_stay_comments_and_a_declared_article_stays_one():
+    # a full article: its comments are a fraction of it
+    full = extract_html(_post_under_comments(PARAS), S)
+    assert full.report.page_kind == "page" and full.report.reader_comments == 3 and not posts_of(full)
+    # one short paragraph under three long comments: a thread unless the page says it is an article
+    short = ["Has anyone seen this with a submersible pump on a long cable run?"]
+    thread = extract_html(_post_under_comments(short), S)
+    assert thread.report.page_kind == "thread" and [b.text for b in posts_of(thread)] == [p[2] for p in POSTS]
+    declared = extract_html(_post_under_comments(short, '<meta property="og:type" content="article">'), S)
+    assert declared.report.page_kind == "article" and declared.report.reader_comments == 3
+    assert not posts_of(declared) and POSTS[0][2] not in body_text(declared)
+
+
+def test_page_kind_decides_on_declarations_first_then_on_the_words():
+    assert page_kind(frozenset({"qapage"}), 500, 0, 0, 2.0).name == "thread"
+    assert page_kind(frozenset(), 100, 199, 3, 2.0).name == "page"
+    assert page_kind(frozenset(), 100, 200, 3, 2.0).name == "thread"
+    assert page_kind(frozenset(), 100, 900, 1, 2.0).name == "page"  # one comment is no thread
+    assert page_kind(frozenset({"blogposting"}), 100, 900, 5, 2.0).name == "article"
+    assert page_kind(frozenset({"product", "offer"}), 100, 0, 0, 2.0).name == "product"
+    assert page_kind(frozenset({"collectionpage"}), 100, 0, 0, 2.0).name == "listing"
+
+
+def test_the_answers_of_an_faq_are_body_not_reader_comments():
+    qa = [("How long does delivery take?", "Orders placed before noon on a weekday leave our warehouse the "
+           "same day and usually arrive within two working days anywhere on the mainland."),
+          ("Can I return an opened item?", "Yes, within thirty days of delivery, as long as it is complete and "
+           "undamaged; we refund the price and the original shipping once it reaches us.")]
+    items = "".join(f'<div itemscope itemprop="mainEntity" itemtype="https://schema.org/Question">'
+                    f'<h3 itemprop="name">{q}</h3><div itemscope itemprop="acceptedAnswer" '
+                    f'itemtype="https://schema.org/Answer"><div itemprop="text"><p>{a}</p></div></div></div>'
+                    for q, a in qa)
+    faq = f'<section itemscope itemtype="https://schema.org/FAQPage"><h2>Questions</h2>{items}</section>'
+    ex = extract_html(article_page(article_extra=faq).encode(), S)
+    answers = [b for b in body(ex) if b.get_meta("role") == "answer"]
+    assert [b.text for b in answers] == [a for _, a in qa]
+    assert ex.report.reader_comments == 0 and ex.report.page_kind != "thread"
+    assert not [b for b in ex.blocks if b.kind == Kind.COMMENT]
+
+
+def test_a_panel_a_control_opens_is_content_and_a_panel_nothing_opens_stays_hidden():
+    opened = "Delivery is free on orders over fifty pounds, and returns are free within thirty days of delivery."
+    closed = "Manage your privacy preferences for this site before you continue to browse the articles here."
+    extra = (f'<h2>Delivery</h2><button aria-controls="faq-1" aria-expanded="false">Shipping and returns</button>'
+             f'<div id="faq-1" hidden><p>{opened}</p></div>'
+             f'<div id="consent" hidden><p>{closed}</p></div>')
+    ex = extract_html(article_page(article_extra=extra).encode(), S)
+    assert opened in body_text(ex)
+    assert [b.text for b in ex.blocks if b.drop_reason == DropReason.HIDDEN] == [closed]
+
+
+def test_a_streamed_slot_is_read_where_its_placeholder_stands():
+    late = "The final paragraph arrived late in the stream, but readers see it in its place in the article."
+    page = article_page(article_extra='<template id="B:0"></template>')
+    page = page.replace("</body>", f'<div hidden id="S:0"><p>{late}</p></div><script>$RC("B:0","S:0")</script></body>')
+    ex = extract_html(page.encode(), S)
+    text = body_text(ex)
+    assert late in text and text.index(PARAS[-1]) < text.index(late)
+    assert not [b for b in ex.blocks if b.drop_reason == DropReason.HIDDEN]
+    # without its placeholder a hidden slot is hidden content like any other
+    orphan = extract_html(page.replace('<template id="B:0"></template>', "").encode(), S)
+    assert late not in body_text(orphan)
+
+
+TIGHT = LimitSettings(html_max_depth=40)
+
+
+@pytest.mark.parametrize("markup, refused", [
+    # 60 self-closed SVG shapes side by side: depth 3, not 60
+    ("<div><svg>" + '<path d="M0 0L1 1"/>' * 60 + "</svg></div>", False),
+    # in HTML the slash is ignored: 60 "<div/>" are 60 nested divs
+    ("<section>" + "<div/>" * 60 + "</section>", True),
+    # end tags that close nothing do not make room for more nesting
+    ("<div>" * 30 + "</b>" * 30 + "<div>" * 30, True),
+    # an end tag closes what is open inside its element
+    ("<div><span><em><i>x</div>" * 60, False),
+])
+def test_the_depth_guard_estimates_the_depth_the_parser_builds(markup, refused):
+    data = f"<!doctype html><html><body>{markup}</body></html>".encode()
+    parsed_too_deep = False
+    try:
+        check_html_depth(LexborHTMLParser(data.decode()).root, TIGHT)
+    except ExtractionError:
+        parsed_too_deep = True
+    assert parsed_too_deep is refused  # what the parser builds
+    if refused:
+        with pytest.raises(ExtractionError, match="nested more than 40 levels"):
+            check_html_bytes(data, TIGHT)
+    else:
+        check_html_bytes(data, TIGHT)
+
+
+def test_a_page_over_the_size_limit_is_refused_in_one_line():
+    with pytest.raises(ExtractionError) as err:
+        check_html_bytes(b"<p>" + b"x" * (2 << 20), LimitSettings(html_max_mib=1.0))
+    assert str(err.value) == "html: page too large: 2.0 MiB (limit 1 MiB)"
+
+
+def test_the_page_kind_is_a_quality_report_column_and_counted_per_source(tmp_path):
+    from docclean_assets_tests.test_pipeline import _materialize, _page, _rows, _source
+
+    pages = {"thread.html": forum_page(), "notice.html": _page("Ferries", "The ferry timetable changes.")}
+    cfg = _source(tmp_path, pages)
+    result = _materialize(cfg, tmp_path / "out", "web")
+    assert result.success
+    kinds = dict(_rows(tmp_path / "out", "SELECT path, page_kind FROM quality_report"))
+    assert {p.rsplit("/", 1)[-1]: k for p, k in kinds.items()} == {"thread.html": "thread", "notice.html": "page"}
+    posts = _rows(tmp_path / "out", "SELECT count(*) FROM normalized_blocks WHERE meta['role'] = 'post' "
+                                    "AND drop_reason IS NULL")
+    assert posts == [(3,)]
+    [mat] = [m for m in result.asset_materializations_for_node("parsed_blocks")
+             if m.asset_key.path == ["parsed_documents"]]
+    table = mat.metadata["page_kinds"].value
+    assert {r.data["page_kind"]: r.data["documents"] for r in table.records} == {"page": 1, "thread": 1}
