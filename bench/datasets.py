@@ -19,7 +19,7 @@ A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 MIN_FRAGMENT = 8  # characters: shorter revision/notes fragments are too ambiguous to look for
 MIN_NOTE = 20  # characters: a "substantive" speaker-notes paragraph (as PHENOMENA.tsv counts them)
 # bench-quick: at most this many documents per dataset (sorted by path; deterministic)
-QUICK_CAP = {"scrapinghub_aeb": 30, "mozilla_readability": 5, "trafilatura_eval": 12}
+QUICK_CAP = {"scrapinghub_aeb": 30, "mozilla_readability": 5, "trafilatura_eval": 12, "wcxb_dev_sample": 5}
 
 
 @dataclass
@@ -168,7 +168,54 @@ def load_corpus(root: Path = CORPUS, quick: bool = False) -> list[Doc]:
         if quick and not _in_quick(doc, per_ds[key]):
             continue
         docs.append(doc)
+    return docs + load_wcxb(root, quick)
+
+
+WCXB = "html/wcxb_dev_sample"  # under the corpus: html/<id>.html.gz, gt/<id>.json, metadata.json, evaluate.py
+WCXB_PAGES = ROOT / "bench" / "out" / "wcxb_pages"  # the pages unpacked, as every system reads files
+
+
+def load_wcxb(root: Path = CORPUS, quick: bool = False) -> list[Doc]:
+    """The WCXB development sample's pages (unpacked once into WCXB_PAGES) with their main content and
+    page type; quick keeps `QUICK_CAP['wcxb_dev_sample']` per page type."""
+    import gzip
+
+    folder = root / WCXB
+    if not (folder / "metadata.json").exists():
+        return []
+    WCXB_PAGES.mkdir(parents=True, exist_ok=True)
+    docs, per_type = [], {}
+    for page in sorted((folder / "html").glob("*.html.gz")):
+        fid = page.name.removesuffix(".html.gz")
+        gt = json.loads((folder / "gt" / f"{fid}.json").read_text(encoding="utf-8"))
+        kind = _wcxb_type(gt)
+        per_type[kind] = per_type.get(kind, 0) + 1
+        if quick and per_type[kind] > QUICK_CAP["wcxb_dev_sample"]:
+            continue
+        target = WCXB_PAGES / f"{fid}.html"
+        if not target.exists():
+            target.write_bytes(gzip.decompress(page.read_bytes()))
+        doc = Doc(target, f"{WCXB}/html/{page.name}", "html", "wcxb_dev_sample")
+        doc.gt["wcxb"] = {"main_content": (gt.get("ground_truth") or {}).get("main_content") or "", "page_type": kind}
+        docs.append(doc)
     return docs
+
+
+def _wcxb_type(data: dict) -> str:
+    """The page type as the benchmark's evaluate.py reads it (its category is our collection)."""
+    pt = ((data.get("_internal") or {}).get("page_type")) or "article"
+    pt = pt.get("primary", "article") if isinstance(pt, dict) else pt
+    return "collection" if pt == "category" else str(pt)
+
+
+def wcxb_word_f1():  # noqa: ANN201 - the benchmark's own scorer
+    """word_f1 from the benchmark's evaluate.py in the corpus (loaded by path, never copied)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wcxb_evaluate", CORPUS / WCXB / "evaluate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.word_f1
 
 
 def _in_quick(doc: Doc, nth: int) -> bool:

@@ -30,6 +30,8 @@ PEER_VENVS = {
     "opendataloader": ["opendataloader-pdf==2.5.16", "psutil"],
     # The retrieval bench's strongest PDF text peer (issue 34): Rust text extraction, one text per page.
     "kreuzberg": ["kreuzberg==4.10.4"],
+    # The WCXB paper's strong main-content peer on forums and service pages (issue 35).
+    "resiliparse": ["resiliparse==2.0.0", "psutil"],
 }
 # Metric helpers installed with --target (not into the project venv): olmOCR-bench's own matchers.
 EVALLIB_REQS = ["rapidfuzz==3.14.6", "fuzzysearch==0.8.1"]

@@ -6,7 +6,7 @@ import statistics
 from lxml import html as lxml_html
 
 from bench import metrics as M
-from bench.datasets import Doc
+from bench.datasets import Doc, wcxb_word_f1
 
 NOT_SEPARATED = "not separated"
 
@@ -48,6 +48,8 @@ def quality(docs: list[Doc], outputs: dict[str, dict[str, dict]]) -> dict[str, d
                 if kind == "md" and rec.get("ok") and rec.get("footnoted") is not None:
                     text = rec["footnoted"]
                 groups.setdefault(_group(d, kind), []).append((d, kind, gt, text, notes))
+                if kind == "wcxb":  # and per page type: the benchmark's own breakdown
+                    groups.setdefault(f"{d.fmt}/wcxb_{gt['page_type']}", []).append((d, kind, gt, text, notes))
         for group, items in groups.items():
             out.setdefault(group, {})[system] = _score_group(items)
     return out
@@ -95,6 +97,11 @@ def _score_group(items: list) -> dict:
         return {"token_f1": _mean([s["f1"] for s in sims]), "token_recall": _mean([s["recall"] for s in sims]),
                 "token_precision": _mean([s["precision"] for s in sims]),
                 "edit_sim": _mean([s["edit_sim"] for s in sims]), "n": n}
+    if kind == "wcxb":  # the benchmark's word F1 (evaluate.py), averaged over pages as it does
+        word_f1 = wcxb_word_f1()
+        scored = [word_f1(body, gt["main_content"]) for _, _, gt, body, _ in items]
+        return {"f1": _mean([s[2] for s in scored]), "precision": _mean([s[0] for s in scored]),
+                "recall": _mean([s[1] for s in scored]), "n": n}
     if kind == "must":
         share, k = _pooled([M.must_include_score(gt, body) for _, _, gt, body, _ in items])
         return {"must_include": share, "n": n, "n_strings": k}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bench.pipeline_speed import markdown as pipeline_markdown
 
-ORDER = ["docclean", "floor", "markitdown", "trafilatura_recall", "unstructured", "pymupdf4llm", "opendataloader"]
+ORDER = ["docclean", "floor", "markitdown", "trafilatura_recall", "resiliparse", "unstructured", "pymupdf4llm", "opendataloader"]
 HIDDEN = {"n", "f1_ci", "n_with", "n_without", "n_checks", "not_scored", "n_strings", "n_deleted",
           "n_inserted", "n_notes", "token_precision", "token_recall"}
 HEADLINE = {"scrapinghub_aeb": ["f1"], "trafilatura_eval": ["with_found", "without_absent"],
@@ -14,7 +14,9 @@ HEADLINE = {"scrapinghub_aeb": ["f1"], "trafilatura_eval": ["with_found", "witho
             "mozilla_readability": ["token_f1"], "tracked_changes": ["deleted_absent", "inserted_present"],
             "speaker_notes": ["notes_in_notes", "notes_not_in_body"], "markitdown_must_include": ["must_include"],
             "fixtures": ["f1", "present_pass", "absent_pass", "order_pass", "deleted_absent",
-                         "inserted_present", "notes_in_notes", "notes_not_in_body"]}
+                         "inserted_present", "notes_in_notes", "notes_not_in_body"],
+            "wcxb_dev_sample": ["f1"], **{f"wcxb_{t}": ["f1"] for t in (
+                "article", "forum", "product", "collection", "listing", "documentation", "service")}}
 
 
 def _fmt(v) -> str:

@@ -118,6 +118,17 @@ def split_markitdown_notes(md: str) -> tuple[str, str]:
     return "\n".join(body), "\n".join(notes)
 
 
+def load_resiliparse(fmt):
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+
+    def run(path):
+        data = open(path, "rb").read()
+        html = bytes_to_str(data, detect_encoding(data))
+        return extract_plain_text(html, main_content=True), NOT_SEPARATED
+    return run
+
+
 def load_markitdown(fmt):
     from markitdown import MarkItDown
 
@@ -183,6 +194,7 @@ LOADERS = {
     "docclean": load_docclean,
     "floor": load_floor,
     "trafilatura_recall": load_trafilatura_recall,
+    "resiliparse": load_resiliparse,
     "markitdown": load_markitdown,
     "unstructured": load_unstructured,
     "pymupdf4llm": load_pymupdf4llm,

@@ -35,6 +35,7 @@ SYSTEMS = [
            ("pdf", "docx", "pptx", "html")),
     System("markitdown", "MarkItDown", ("pdf", "docx", "pptx", "html"), venv="markitdown"),
     System("trafilatura_recall", "trafilatura favor_recall+tables", ("html",)),
+    System("resiliparse", "Resiliparse extract_plain_text(main_content=True)", ("html",), venv="resiliparse"),
     System("unstructured", 'Unstructured partition(strategy="fast")', ("docx", "pptx", "pdf", "html"),
            venv="unstructured"),
     System("pymupdf4llm", "pymupdf4llm 2.0 (layout model, headers and footers off, no OCR)", ("pdf",),
@@ -43,8 +44,8 @@ SYSTEMS = [
            venv="opendataloader"),
 ]
 VERSION_DIST = {"docclean": "docclean", "floor": "pdfplumber", "markitdown": "markitdown",
-                "trafilatura_recall": "trafilatura", "unstructured": "unstructured", "pymupdf4llm": "pymupdf",
-                "opendataloader": "opendataloader-pdf"}
+                "trafilatura_recall": "trafilatura", "resiliparse": "resiliparse", "unstructured": "unstructured",
+                "pymupdf4llm": "pymupdf", "opendataloader": "opendataloader-pdf"}
 WORKER_ENV = {"DO_NOT_TRACK": "true", "SCARF_NO_ANALYTICS": "true", "UNSTRUCTURED_DISABLE_NOTICE": "1",
               "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONWARNINGS": "ignore"}
 
