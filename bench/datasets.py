@@ -1,6 +1,7 @@
 """Loads the evaluation corpus (or the project's generated fixtures) with its ground truth."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -208,6 +209,7 @@ def _wcxb_type(data: dict) -> str:
     return "collection" if pt == "category" else str(pt)
 
 
+@functools.cache
 def wcxb_word_f1():  # noqa: ANN201 - the benchmark's own scorer
     """word_f1 from the benchmark's evaluate.py in the corpus (loaded by path, never copied)."""
     import importlib.util

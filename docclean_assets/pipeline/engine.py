@@ -182,15 +182,15 @@ def task_size(engine: EngineSettings, window: int, remaining: int) -> int:
 
 
 def _outcomes(future, documents: int, alone: bool) -> list[Outcome] | None:  # type: ignore[no-untyped-def]
-    """The task's outcomes; None when a task of several documents failed, or a single document's task
-    died while others ran; for a single document that failed alone or by its own error, its failed
-    outcome."""
+    """The task's outcomes; None when a task of several documents failed, or when a task died that did
+    not run alone (others may have killed it); for a single document that died alone or failed by its
+    own error, its failed outcome."""
     from distributed import KilledWorker
 
     try:
         return future.result()
     except KilledWorker:
-        if documents > 1 or not alone:
+        if not alone:  # a task runs alone only when it holds one document
             return None
         return [Outcome(None, "died: every cluster worker that ran it alone died "
                               "(distributed.scheduler.allowed-failures)", 0.0, "died")]

@@ -288,8 +288,9 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         status[i] = DropReason.TEASER
     first_of = {c.units[0]: c for c in comments}
     all_body = bool(rules is not None and rules.comments_as_body)
-    report.posts = sum(1 for c in comments if _comment_role(c, page, all_body) == "post")
-    report.reader_comments = sum(1 for c in comments if _comment_role(c, page, all_body) is None)
+    role_of = {c.units[0]: _comment_role(c, page, all_body) for c in comments}
+    report.posts = sum(1 for r in role_of.values() if r == "post")
+    report.reader_comments = sum(1 for r in role_of.values() if r is None)
     if report.reader_comments:
         report.flag("has_comments")
 
@@ -298,8 +299,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         reason = status[i]
         if reason == _COMMENT:
             if i in first_of:
-                c = first_of[i]
-                blocks.append(_comment_block(c, units, _comment_role(c, page, all_body)))
+                blocks.append(_comment_block(first_of[i], units, role_of[i]))
             continue
         kind = u.kind
         meta = dict(u.meta)

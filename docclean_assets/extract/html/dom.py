@@ -249,11 +249,11 @@ class Segmenter:
     """Walk the DOM once; `boundaries` are mem_ids that must start a new unit (rule matches)."""
 
     def __init__(self, boundaries: frozenset[int], hs: HtmlSettings, heading_ids: frozenset[str] = frozenset(),
-                 in_template: bool = False, revealed: Revealed | None = None) -> None:
+                 in_template: bool = False, revealed_panels: frozenset[str] = frozenset()) -> None:
         self.boundaries = boundaries
         self.hs = hs
         self.heading_ids = heading_ids
-        self.revealed = revealed or Revealed()
+        self.revealed_panels = revealed_panels  # ids of hidden panels a control opens (revealed_panels())
         self.in_template = in_template  # segmenting a <template>'s content (one level: no nested ones)
         self.layout_cell_chars = hs.layout_cell_chars
         self.max_colspan = hs.table_max_colspan
@@ -344,8 +344,7 @@ class Segmenter:
                 continue
             self._flush(ctx)
             attrs = child.attributes  # read once: each read builds a new dict
-            element_id = attrs.get("id")
-            disclosure = _disclosure(tag, attrs) or element_id in self.revealed.panels
+            disclosure = _disclosure(tag, attrs) or attrs.get("id") in self.revealed_panels
             hidden = ctx[5] or (not disclosure and _hidden(attrs))
             template = ctx[4] or _template(tag, attrs) or hidden
             if disclosure:
@@ -428,25 +427,18 @@ def segment(tree: LexborHTMLParser, boundaries: frozenset[int] = frozenset(), hs
     root = tree.body or tree.root
     if root is None:
         return []
-    return Segmenter(boundaries, hs or HtmlSettings(), heading_ids(tree), revealed=revealed(tree)).run(root)
-
-
-@dataclass(frozen=True, slots=True)
-class Revealed:
-    """Ids of hidden panels that the page's controls open (tab, accordion, disclosure): they are its
-    content, not hidden from every reader."""
-
-    panels: frozenset[str] = frozenset()
+    return Segmenter(boundaries, hs or HtmlSettings(), heading_ids(tree), revealed_panels=revealed_panels(tree)).run(root)
 
 
 _CONTROLS = ("button[aria-controls], a[aria-controls], summary[aria-controls], [role=button][aria-controls], "
              "[role=tab][aria-controls], [aria-expanded][aria-controls]")
 
 
-def revealed(tree: LexborHTMLParser) -> Revealed:
-    """Panels named by the aria-controls of a button, link or tab (the ARIA disclosure, accordion and
-    tab patterns)."""
-    return Revealed(frozenset(v for n in tree.css(_CONTROLS) for v in (n.attributes.get("aria-controls") or "").split()))
+def revealed_panels(tree: LexborHTMLParser) -> frozenset[str]:
+    """Ids of the hidden panels the page's controls open: those named by the aria-controls of a button,
+    link or tab (the ARIA disclosure, accordion and tab patterns). They are its content, not hidden
+    from every reader."""
+    return frozenset(v for n in tree.css(_CONTROLS) for v in (n.attributes.get("aria-controls") or "").split())
 
 
 # React's streamed server rendering sends a boundary's content late, as <div hidden id="S:n">, and a
@@ -462,23 +454,14 @@ def place_streamed_slots(tree: LexborHTMLParser) -> int:
     for number in dict.fromkeys(numbers):  # looked up again each time: a slot may hold another
         slot = tree.css_first(f'[hidden][id="S:{number}"]')
         placeholder = tree.css_first(f'template[id="B:{number}"]')
-        if slot is None or placeholder is None or _inside(placeholder, slot):
-            continue
+        if slot is None or placeholder is None or slot.css_first(f'template[id="B:{number}"]') is not None:
+            continue  # a placeholder inside its own slot would be moved into itself
         placeholder.insert_before(slot)  # a copy, at the placeholder
         slot.decompose()
-        tree.css_first(f'[id="S:{number}"]').unwrap()
+        tree.css_first(f'[hidden][id="S:{number}"]').unwrap()
         placeholder.decompose()
         moved += 1
     return moved
-
-
-def _inside(node: LexborNode, ancestor: LexborNode) -> bool:
-    p = node.parent
-    while p is not None:
-        if p.mem_id == ancestor.mem_id:
-            return True
-        p = p.parent
-    return False
 
 
 def heading_ids(tree: LexborHTMLParser) -> frozenset[str]:

@@ -3,8 +3,8 @@ content, where the same markup under an article is reader comments kept apart fr
 
 The kind comes first from what the page declares (schema.org types in JSON-LD or microdata), then
 from how its text is shared: a page whose comments far outweigh the article around them is a thread
-whose first post the extractor took for an article. The decision and its reason are recorded
-(`DocReport.page_kind`, the blocks' `meta`)."""
+whose first post the extractor took for an article. The kind is recorded in `DocReport.page_kind`,
+its reason in the document's trace; each post carries `meta.role = 'post'`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,7 +23,6 @@ DECLARED_ARTICLE_TYPES = frozenset({"article", "newsarticle", "blogposting", "re
                                     "liveblogposting"})
 PRODUCT_TYPES = frozenset({"product", "productgroup", "productmodel", "individualproduct"})
 LISTING_TYPES = frozenset({"collectionpage", "searchresultspage"})
-FAQ_TYPES = frozenset({"faqpage"})
 THREAD, ARTICLE, PRODUCT, LISTING, PAGE = "thread", "article", "product", "listing", "page"
 
 
