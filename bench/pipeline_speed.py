@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.scale import Setup, become_subreaper, docclean_bin, docclean_env, machine, run_docclean
+from bench.scale import Setup, become_subreaper, docclean_bin, docclean_env, machine, run_docclean, write_result
 from bench.scale_docs import makers
 
 REPO = Path(__file__).resolve().parent.parent
@@ -244,9 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = args.work or (Path(tempfile.mkdtemp(prefix="docclean-pipeline-speed-")) if args.keep else None)
     result = run(sizes_from(args), work, lambda s: print(s, flush=True))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print("\n" + markdown(result) + f"\n\nwrote {args.out}")
+    write_result(args.out, result, markdown(result))
     return 0
 
 

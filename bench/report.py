@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from bench.pipeline_speed import markdown as pipeline_markdown
+from bench.web_speed import markdown as web_markdown
 
 ORDER = ["docclean", "floor", "markitdown", "trafilatura_recall", "resiliparse", "unstructured", "pymupdf4llm", "opendataloader"]
 HIDDEN = {"n", "f1_ci", "n_with", "n_without", "n_checks", "not_scored", "n_strings", "n_deleted",
@@ -128,6 +129,13 @@ def write(out_dir: Path, meta: dict, quality: dict, speed: dict, re_ingest: dict
               "command's documents/s over the library's (bench/README.md)."]
     else:
         L.append(f"not measured: {pipeline.get('error', 'skipped')}")
+    web = pipeline.get("web") or {}
+    L += ["", "## `docclean run` over real web pages against trafilatura's command (`bench/web_speed.py`)", ""]
+    if "ratio" in web:
+        L += [web_markdown(web), "", "The WCXB dev sample's pages as one source; trafilatura's command line with its "
+              "default parallelism on the same cores; the per-stage profile is the library in one process."]
+    else:
+        L.append(f"not measured: {web.get('error') or web.get('skipped') or 'skipped'}")
     L += ["", "## Quality gate", ""] + [f"- {m}" for m in gate_msgs]
     L += ["", "## Method", "", (Path(__file__).resolve().parent / "METHOD.md").read_text().strip(), ""]
     (out_dir / "RESULTS.md").write_text("\n".join(L))

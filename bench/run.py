@@ -16,7 +16,7 @@ from bench import deps
 
 deps.ensure_evallib()
 
-from bench import datasets, evaluate, gate, pipeline_speed, report, systems  # noqa: E402
+from bench import datasets, evaluate, gate, pipeline_speed, report, systems, web_speed  # noqa: E402
 
 
 def _docclean_run(tmp: Path, sources: list[str], data_dir: str) -> tuple[float, int, str]:
@@ -37,7 +37,8 @@ def reingest(docs: list[datasets.Doc]) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="bench-reingest-"))
     try:
         for d in docs:
-            dest = tmp / "src" / f"{d.fmt}_{d.dataset}".lower().replace(".", "_") / Path(d.rel).name
+            dest = tmp / "src" / f"{d.fmt}_{d.dataset}".lower().replace(".", "_") / d.path.name  # the file's own
+            # name: a page unpacked from `<id>.html.gz` is `<id>.html`, never a .gz no reader takes
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(d.path, dest)
         sources = sorted(p.name for p in (tmp / "src").iterdir())
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--raise-floors", action="store_true", help="raise floors where this run is higher")
     ap.add_argument("--no-reingest", action="store_true", help="skip the re-ingestion timing")
     ap.add_argument("--no-pipeline", action="store_true",
-                    help="skip the pipeline-against-library timing (bench/pipeline_speed.py)")
+                    help="skip the pipeline timings (bench/pipeline_speed.py, bench/web_speed.py)")
     ap.add_argument("--formats", help="comma-separated formats to run (e.g. pdf,html); writes bench/out/ "
                     "unless --out is given, and never reads or writes floors")
     args = ap.parse_args(argv)
@@ -124,12 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     re_ingest = {"skipped": True} if args.no_reingest else reingest(docs)
     print(f"[bench] re-ingestion: {re_ingest}", file=sys.stderr)
     pipeline = {"skipped": True} if args.no_pipeline else pipeline_speed.for_bench(args.quick)
+    web = {"skipped": True} if args.no_pipeline else web_speed.for_bench(args.quick)
+    pipeline["web"] = web
     if partial:  # a subset's figures are not the pinned full-corpus figures
         passed, gate_msgs = True, ["gate: not applied to a partial run (floors are for the full run)"]
     else:
         passed, gate_msgs = gate.check(quality, chash, args.lower_floors, args.raise_floors, write=True)
-        fast, speed_msgs = gate.check_speed(pipeline.get("figures", {}), args.lower_floors, args.raise_floors,
-                                            write=True)
+        fast, speed_msgs = gate.check_speed({**pipeline.get("figures", {}), **web.get("figures", {})},
+                                            args.lower_floors, args.raise_floors, write=True)
         passed, gate_msgs = passed and fast, gate_msgs + speed_msgs
     meta = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),

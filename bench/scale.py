@@ -299,6 +299,13 @@ def machine() -> dict:
             "dirty": dirty, "workers": WORKERS}
 
 
+def write_result(path: Path, result: dict, table: str) -> None:
+    """Write a bench's JSON result and print its Markdown table with where the JSON went."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print("\n" + table + f"\n\nwrote {path}")
+
+
 def ratio(a: float | None, b: float | None) -> float | None:
     """a / b to 3 places, None when either is unknown."""
     return None if a is None or not b else round(a / b, 3)

@@ -48,3 +48,17 @@ def test_generated_sources_hold_distinct_documents_of_one_format(tmp_path, fmt):
     paths = generate(tmp_path, fmt, 3)
     assert [p.suffix for p in paths] == [f".{fmt}"] * 3
     assert len({hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}) == 3
+
+
+def test_web_speed_table_counts_inner_stages_once():
+    """The stages nested in another (trafilatura inside the extractor step) are not added twice to
+    what the orchestrator's own work is said to cost."""
+    from bench.web_speed import markdown as web_markdown
+
+    result = {"pages": 4, "trafilatura_s": 1.0, "docclean_run_s": 2.0, "ratio": 2.0, "docclean_rerun_s": 0.5,
+              "docclean_steps_s": {"parse": 1.5}, "profile": {"pages": 4, "seconds": 4.0, "stages": {
+                  "_extractor_segments": 2.0, "_trafilatura": 1.5, "segment": 1.0}}}
+    text = web_markdown(result)
+    assert "| 4 | 1.0 | 2.0 | 2.00x | 0.5 |" in text and "| parse | 1.5 |" in text
+    assert "|   _trafilatura (in _extractor_segments) | 375.0 | 38% |" in text
+    assert "| the rest (block building, normalising text) | 250.0 | 25% |" in text

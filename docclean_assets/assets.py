@@ -70,9 +70,10 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         with store.locked(src.name):
             previous = store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls or src.prefix else None
             objects: dict[str, int] = {}  # a folder on object storage: objects downloaded, and reused unread
+            skipped: dict[str, int] = {}  # files of types docclean does not read, per extension
             try:
                 table = raw.raw_files_table(src, store.location, docclean.config.settings, previous,
-                                            docclean.config.fetch, objects)
+                                            docclean.config.fetch, objects, skipped)
             except (StorageUnavailable, SourceConfigError) as exc:  # its bucket or prefix: one clear line
                 raise dg.Failure(description=str(exc)) from None
             store.overwrite_if_changed("raw_files", src.name, table)
@@ -80,11 +81,14 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         if objects:
             context.log.info(f"{src.name}: {objects['downloaded']} objects downloaded, {objects['reused']} "
                              "unchanged (same ETag and size) reused without reading them")
+        if skipped:
+            context.log.warning(f"{src.name}: {raw.skipped_line(skipped)}")
         return _result(context, "raw_files", store.uri("raw_files", src.name), table.num_rows, RAW_FILES_SCHEMA, version,
                        formats=counts_value(raw.count_by(table, "format"), "format", "(not recognised)"),
                        format_mismatches=int(sum(table.column("format_mismatch").to_pylist())),
                        not_modified=sum(1 for s in table.column("http_status").to_pylist() if s == 304),
-                       **objects,
+                       **objects, skipped_files=sum(skipped.values()),
+                       skipped_types=counts_value(skipped, "extension", "(none)", "files"),
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
     parse = build_parse_asset(partitions, common("parse"))

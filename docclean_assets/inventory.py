@@ -17,7 +17,8 @@ from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_exten
 from docclean_assets.store.location import Location, is_url, one_line
 from docclean_assets.store.settings import StorageSettings
 from docclean_assets.sources import (
-    FetchSettings, Source, SourceConfigError, discoverable_file, discoverable_folder, name_to_text, text_to_name, walk_source,
+    FetchSettings, Source, SourceConfigError, count_other_type, discoverable_file, discoverable_folder, name_to_text,
+    text_to_name, walk_source,
 )
 
 USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
@@ -51,12 +52,15 @@ def _zip_problem(path: Path) -> str | None:
         return f"corrupt or truncated ZIP package ({exc})"
 
 
-def folder_rows(source: Source, limits: LimitSettings) -> list[dict]:
+def folder_rows(source: Source, limits: LimitSettings, skipped: dict[str, int] | None = None) -> list[dict]:
     """Rows for every supported file below the source's folder (hashed and sniffed, never loaded
     whole; a file over `limits.max_bytes` is refused from its size, unread), plus a failed row for
-    every entry discovery refuses: links out of the root, folders it cannot list."""
+    every entry discovery refuses: links out of the root, folders it cannot list. `skipped` gets the
+    files of other types, per extension."""
     assert source.path is not None
     walk = walk_source(source.path)
+    if skipped is not None:
+        skipped.update(walk.skipped)
     rows = [_file_row(source.name, rel, full, limits) for rel, full in walk.files]
     for rel, why in walk.refused:
         rows.append(_row(source.name, name_to_text(rel), None, format_from_extension(rel), _entry_mtime(source.path / rel),
@@ -128,12 +132,15 @@ class ObjectInventory(NamedTuple):
     rows: list[dict]
     downloaded: int  # objects read (new or changed: another ETag or size than the last inventory's)
     reused: int  # unchanged objects whose last row was taken as it was, without reading them
+    skipped: dict[str, int]  # objects of a type docclean does not read, per extension
 
 
-def list_objects(source: Source, storage: StorageSettings) -> tuple[Location, list[Listed]]:
+def list_objects(source: Source, storage: StorageSettings,
+                 skipped: dict[str, int] | None = None) -> tuple[Location, list[Listed]]:
     """Every object below the source's prefix that discovery takes (recursive; the extension and
-    hidden-name rules of a local folder; folder markers skipped), sorted by key. StorageUnavailable
-    when the bucket cannot be reached, does not exist or refuses the credentials."""
+    hidden-name rules of a local folder; folder markers skipped), sorted by key; `skipped` gets the
+    objects of other types, per extension. StorageUnavailable when the bucket cannot be reached,
+    does not exist or refuses the credentials."""
     assert source.prefix is not None
     loc = Location(source.prefix, storage)
     loc.check(f"source {source.name!r} ({loc.url})")
@@ -149,7 +156,11 @@ def list_objects(source: Source, storage: StorageSettings) -> tuple[Location, li
             keys += 1
             rel = key[len(prefix):]
             *folders, name = rel.split("/")
-            if key.endswith("/") or not discoverable_file(name) or not all(map(discoverable_folder, folders)):
+            if key.endswith("/") or not all(map(discoverable_folder, folders)):
+                continue
+            if not discoverable_file(name):
+                if skipped is not None:
+                    count_other_type(name, skipped)
                 continue
             found.append(Listed(rel, key, obj.get("ETag", ""), int(obj["Size"]), obj["LastModified"].astimezone(dt.UTC)))
         if not page.get("IsTruncated"):
@@ -168,7 +179,8 @@ def object_rows(source: Source, storage: StorageSettings, limits: LimitSettings,
     streamed to a temporary file (never held in memory; refused unread above `limits.max_bytes` from
     its listed size) and hashed and sniffed exactly as a local file is; its blob is its own URL, so
     the parse reads it from the bucket. An object that cannot be read costs its own row."""
-    loc, listed = list_objects(source, storage)
+    skipped: dict[str, int] = {}
+    loc, listed = list_objects(source, storage, skipped)
     previous = previous or {}
     rows, downloaded, reused = [], 0, 0
     for obj in listed:
@@ -185,7 +197,7 @@ def object_rows(source: Source, storage: StorageSettings, limits: LimitSettings,
             row = _object_row(source.name, path, blob, obj, loc, limits)
             downloaded += 1
         rows.append({**row, "etag": obj.etag, "last_modified": None})
-    return ObjectInventory(rows, downloaded, reused)
+    return ObjectInventory(rows, downloaded, reused, skipped)
 
 
 def _object_row(source: str, path: str, blob: str, obj: Listed, loc: Location, limits: LimitSettings) -> dict:

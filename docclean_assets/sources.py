@@ -242,6 +242,7 @@ class Walk(NamedTuple):
 
     files: list[tuple[str, Path]]  # (relative '/'-path, absolute path), sorted
     refused: list[tuple[str, str]]  # (relative path, why): links out of the root, unreadable folders
+    skipped: dict[str, int]  # files of a type docclean does not read, per extension (see other_type)
 
 
 def walk_source(root: Path) -> Walk:
@@ -250,6 +251,7 @@ def walk_source(root: Path) -> Walk:
     root = root.resolve()
     files: list[tuple[str, Path]] = []
     refused: list[tuple[str, str]] = []
+    skipped: dict[str, int] = {}
 
     def unreadable(exc: OSError) -> None:
         where = Path(exc.filename) if exc.filename else root
@@ -261,6 +263,7 @@ def walk_source(root: Path) -> Walk:
         dirnames[:] = sorted(d for d in dirnames if discoverable_folder(d))
         for fname in sorted(filenames):
             if not discoverable_file(fname):
+                count_other_type(fname, skipped)
                 continue
             full = Path(dirpath) / fname
             rel = full.relative_to(root).as_posix()
@@ -269,7 +272,7 @@ def walk_source(root: Path) -> Walk:
                 files.append((rel, full))
             else:
                 refused.append((rel, why))
-    return Walk(sorted(files), sorted(refused))
+    return Walk(sorted(files), sorted(refused), skipped)
 
 
 def discoverable_folder(name: str) -> bool:
@@ -281,6 +284,14 @@ def discoverable_file(name: str) -> bool:
     """Whether discovery takes a file of this name: a supported extension, not hidden, not an Office
     lock file (`~$report.docx`)."""
     return not name.startswith((".", "~$")) and Path(name).suffix.lower() in EXTENSIONS
+
+
+def count_other_type(name: str, counts: dict[str, int]) -> None:
+    """Count a file discovery passed over for its type under its extension; hidden and lock files
+    are passed over on purpose and not counted."""
+    if not name.startswith((".", "~$")):
+        ext = Path(name).suffix.lower() or "(no extension)"
+        counts[ext] = counts.get(ext, 0) + 1
 
 
 def _refusal(full: Path, root: Path) -> str | None:

@@ -89,6 +89,24 @@ def test_incremental_reingestion_parses_only_the_changed_file(tmp_path):
     assert _meta(forced, "parsed_blocks")["parsed"] == 4
 
 
+def test_a_source_with_no_readable_file_is_empty_not_missing(tmp_path):
+    """Files of other types are counted by extension (hidden ones are not), and every asset of a
+    source with nothing to read materializes empty instead of failing for a missing upstream."""
+    cfg = _source(tmp_path, {"a.html.gz": _page("A", "Packed."), "b.html.gz": "x", "notes.txt": "n", ".DS_Store": "d"})
+    data = tmp_path / "out"
+    first = _materialize(cfg, data, "web")
+    assert first.success, [e.message for e in first.all_events if e.is_failure]
+    raw = _meta(first, "raw_files")
+    assert raw["skipped_files"] == 3 and raw["dagster/row_count"] == 0
+    assert {r["extension"]: r["files"] for r in (x.data for x in raw["skipped_types"].records)} == {".gz": 2, ".txt": 1}
+    for asset in ("parsed_blocks", "normalized_blocks", "chunks", "quality_report"):
+        assert _meta(first, asset)["dagster/row_count"] == 0, asset
+    (tmp_path / "docs" / "a.html").write_text(_page("A", "Unpacked at last."))
+    second = _materialize(cfg, data, "web")
+    assert second.success and _meta(second, "parsed_blocks")["parsed"] == 1
+    assert _rows(data, "SELECT count(*) FROM quality_report") == [(1,)]
+
+
 def test_corrupt_and_hanging_documents_fail_alone(tmp_path):
     files = {"good.html": _page("Budget", "The budget passed."), "corrupt.pdf": b"%PDF-1.7\n1 0 obj <<broken",
              "misnamed.pdf": _page("Misnamed", "An HTML page saved with a .pdf name."),

@@ -165,10 +165,13 @@ def test_an_oversized_object_is_refused_unread_and_a_replaced_one_costs_its_own_
     small = PAGE.format(t="Small", p="Short enough.").encode()
     fs.pipe_file(f"{bucket}/in/small.html", small)
     fs.pipe_file(f"{bucket}/in/big.html", small + b"<p>" + b"x" * 4000 + b"</p>")
+    fs.pipe_file(f"{bucket}/in/page.html.gz", small)  # a type docclean does not read: counted, not a row
     src = Source("s", prefix=f"s3://{bucket}/in")
     counts: dict[str, int] = {}
+    skipped: dict[str, int] = {}
     settings = Settings.from_dict({"limits": {"max_bytes": 1000}})
-    table = raw_files_table(src, tmp_path / "out", settings, counts=counts)
+    table = raw_files_table(src, tmp_path / "out", settings, counts=counts, skipped=skipped)
+    assert skipped == {".gz": 1} and table.num_rows == 2
     rows = {r["path"]: r for r in table.to_pylist()}
     assert rows["big.html"]["error"].startswith("file too large: ") and rows["big.html"]["format"] is None
     assert rows["small.html"]["error"] is None and rows["small.html"]["format"] == "html"

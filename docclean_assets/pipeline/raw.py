@@ -8,6 +8,7 @@ import pyarrow as pa
 
 from docclean_assets.extract.schema import fit_row
 from docclean_assets.extract.settings import Settings
+from docclean_assets.extract.sniff import EXTENSIONS
 from docclean_assets.inventory import folder_rows, object_rows, url_rows
 from docclean_assets.sources import FetchSettings, Source
 from docclean_assets.store.location import Location
@@ -16,13 +17,14 @@ from docclean_assets.tables import RAW_FILES_SCHEMA
 
 def raw_files_table(source: Source, data_dir: Location | Path | str, settings: Settings,
                     previous: pa.Table | None = None, fetch: FetchSettings | None = None,
-                    counts: dict[str, int] | None = None) -> pa.Table:
+                    counts: dict[str, int] | None = None, skipped: dict[str, int] | None = None) -> pa.Table:
     """The inventory of one source; `previous` (the last inventory) makes URL fetches conditional and
     spares unchanged objects of a folder on object storage their download (`counts` gets how many
-    objects were `downloaded` and `reused`). Fetched pages are kept below `data_dir` (a Location,
-    whose storage settings also reach a source's bucket; a path is taken as a local one)."""
+    objects were `downloaded` and `reused`; `skipped`, a folder's files of other types per extension).
+    Fetched pages are kept below `data_dir` (a Location, whose storage settings also reach a
+    source's bucket; a path is taken as a local one)."""
     if source.path is not None:
-        return rows_to_table(folder_rows(source, settings.limits), RAW_FILES_SCHEMA)
+        return rows_to_table(folder_rows(source, settings.limits, skipped), RAW_FILES_SCHEMA)
     last = {r["path"]: r for r in previous.to_pylist()} if previous is not None else {}
     data = data_dir if isinstance(data_dir, Location) else Location(data_dir)
     if source.prefix is not None:
@@ -30,9 +32,19 @@ def raw_files_table(source: Source, data_dir: Location | Path | str, settings: S
         rows = found.rows
         if counts is not None:
             counts.update(downloaded=found.downloaded, reused=found.reused)
+        if skipped is not None:
+            skipped.update(found.skipped)
     else:
         rows = url_rows(source, data, fetch or FetchSettings(), last)
     return rows_to_table(rows, RAW_FILES_SCHEMA)
+
+
+def skipped_line(skipped: dict[str, int]) -> str:
+    """One line saying which files discovery passed over for their type, and what it reads."""
+    n = sum(skipped.values())
+    kinds = ", ".join(f"{ext} {k}" for ext, k in sorted(skipped.items(), key=lambda e: (-e[1], e[0])))
+    return (f"{n} file{'s' * (n != 1)} skipped, of types docclean does not read ({kinds}); it reads "
+            f"{', '.join(sorted(EXTENSIONS))}")
 
 
 def rows_to_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
