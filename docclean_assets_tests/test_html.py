@@ -316,6 +316,30 @@ def test_tab_panels_are_body_but_a_hidden_cookie_modal_is_not():
     assert any("privacy preferences" in b.text and b.drop_reason for b in ex.blocks)
 
 
+def test_a_carousels_cells_are_shown_but_a_lone_aria_hidden_block_is_hidden():
+    """aria-hidden hides nothing on screen: a carousel's cells (3+ siblings of one tag and class) are
+    read when every one carries aria-hidden; a closed modal, two aria-hidden siblings beside one without,
+    or cells also hidden by style are not."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from docclean_assets.extract.html.dom import segment
+
+    homes = ["Three bedroom house near the park, garden and garage", "Flat above the bakery with two bedrooms",
+             "Cottage by the river with a new roof", "Terraced house on Mill Lane, close to the school"]
+    cells = "".join(f'<li class="cell" aria-hidden="{"false" if i == 0 else "true"}"><p>{h}</p></li>'
+                    for i, h in enumerate(homes))
+    pair = "".join(f'<div class="menu" aria-hidden="true"><p>Menu entry number {i}</p></div>' for i in range(2))
+    pair += '<div class="menu"><p>A third menu is in view: it carries no aria-hidden</p></div>'
+    styled = "".join(f'<li class="s" aria-hidden="true" style="display: none"><p>Styled away {i}</p></li>'
+                     for i in range(3))
+    page = (f'<html><body><ul class="carousel">{cells}</ul>{pair}<ul>{styled}</ul>'
+            '<div class="modal" aria-hidden="true"><p>Manage your privacy preferences</p></div></body></html>')
+    hidden = {u.text: u.hidden for u in segment(LexborHTMLParser(page))}
+    assert [hidden[h] for h in homes] == [False] * 4
+    assert hidden["Manage your privacy preferences"] and hidden["Menu entry number 0"]
+    assert all(hidden[f"Styled away {i}"] for i in range(3))
+
+
 def test_undeclared_windows_1252_page_is_detected():
     page = ("<html><body><article><h1>Caf\u00e9 prices</h1><p>Caf\u00e9 cr\u00e8me \u2013 \u201cna\u00efve\u201d fa\u00e7ade, "
             "\u20ac12 for the cr\u00eape and the r\u00e9sum\u00e9 of the \u0153uvre, served every morning at the "

@@ -59,3 +59,20 @@ def test_related_stories_and_bare_related_links_leave_the_body_and_references_st
     blocks = extract_document(html, "html", html_rules=HtmlRules(keep="article")).blocks
     assert [b.text for b in blocks if b.drop_reason is None] == body
     assert [b.text for b in blocks if b.drop_reason == "teaser"] == teasers
+
+
+def test_a_list_page_keeps_its_cards_as_entries_and_an_article_keeps_them_out():
+    """Cards holding most of a page's words are its entries (role entry, page kind listing) unless the
+    page declares an article, whose cards are teasers of other pages."""
+    from docclean_assets_tests.fixtures.build_docs_site import listing_page
+
+    html, cards = listing_page(declares_article=False)
+    ex = extract_document(html, "html")
+    entries = [b for b in ex.blocks if dict(b.meta).get("role") == "entry"]
+    assert [b.text for b in entries] == cards and all(b.drop_reason is None for b in entries)
+    assert ex.report.page_kind == "listing"
+    html, cards = listing_page(declares_article=True)
+    ex = extract_document(html, "html")
+    assert not {b.text for b in ex.blocks if b.drop_reason is None} & set(cards)
+    assert ex.report.page_kind == "article"
+

@@ -11,7 +11,7 @@ from selectolax.lexbor import LexborHTMLParser
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.guard import check_html_bytes, check_html_depth
 from docclean_assets.extract.html.document import extract_html
-from docclean_assets.extract.html.pagekind import page_kind
+from docclean_assets.extract.html.pagekind import lists_entries, page_kind
 from docclean_assets.extract.model import DropReason, Kind
 from docclean_assets.extract.settings import LimitSettings, Settings
 from docclean_assets_tests.test_html import PARAS, article_page, body, body_text
@@ -99,6 +99,13 @@ def test_page_kind_decides_on_declarations_first_then_on_the_words():
     assert page_kind(frozenset({"blogposting"}), 100, 900, 5, 2.0).name == "article"
     assert page_kind(frozenset({"product", "offer"}), 100, 0, 0, 2.0).name == "product"
     assert page_kind(frozenset({"collectionpage"}), 100, 0, 0, 2.0).name == "listing"
+    assert page_kind(frozenset({"product"}), 100, 0, 0, 2.0, entries=True).name == "listing"
+
+
+def test_cards_are_entries_when_they_hold_the_share_and_no_article_is_declared():
+    assert lists_entries(frozenset(), 50, 50, 0.5) and not lists_entries(frozenset(), 49, 51, 0.5)
+    assert not lists_entries(frozenset({"newsarticle"}), 95, 5, 0.5)
+    assert not lists_entries(frozenset(), 0, 0, 0.5)
 
 
 def test_the_answers_of_an_faq_are_body_not_reader_comments():

@@ -24,7 +24,7 @@ from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import Unit, key, markdown_table, place_streamed_slots, segment
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
-from docclean_assets.extract.html.pagekind import THREAD, PageKind, declared_types, page_kind
+from docclean_assets.extract.html.pagekind import THREAD, PageKind, declared_types, lists_entries, page_kind
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
@@ -272,8 +272,14 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         for i in embedded_post_units(tree, units, status, hs):
             status[i] = None
             units[i].meta["rescued"] = "embedded_post"
-    for i in teaser_units(units, [st is None for st in status], hs):  # among what the extractor kept
-        status[i] = DropReason.TEASER
+    types = declared_types(tree, scripts, hs.jsonld_max_depth)
+    teasers = teaser_units(units, [st is None for st in status], hs)  # among what the extractor kept
+    entries = _entries_are_content(units, status, teasers, types, hs)
+    for i in teasers:  # a list page's cards are its entries; anywhere else, teasers of other pages
+        if entries:
+            units[i].meta["role"] = "entry"
+        else:
+            status[i] = DropReason.TEASER
     for i, reason in furniture.items():
         status[i] = reason
     for i in range(len(units)):
@@ -282,7 +288,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     trace["method"] = method
     report.method = method
     comments = _route_comments(tree, scripts, units, status, hs, report)
-    page = _page_kind(tree, scripts, units, status, comments, hs)
+    page = _page_kind(types, units, status, comments, entries, hs)
     report.page_kind, trace["page_kind"] = page.name, page.reason
     for i in nested_article_units(tree, units, status, hs):  # comments are routed already
         status[i] = DropReason.TEASER
@@ -369,14 +375,25 @@ def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], st
     return comments
 
 
-def _page_kind(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list, comments: list[Comment],
+def _page_kind(types: frozenset[str], units: list[Unit], status: list, comments: list[Comment], entries: bool,
                hs: HtmlSettings) -> PageKind:
-    """The page's kind, from its declared types and the words of its article against its comments'."""
+    """The page's kind, from its declared types, the words of its article against its comments', and
+    whether its cards are its entries."""
     article_words = sum(len(units[i].plain.split()) for i, st in enumerate(status) if st is None)
     replies = [c for c in comments if c.kind == "comment"]  # answers are an FAQ's or a declared Q&A's
     comment_words = sum(len(units[i].plain.split()) for c in replies for i in c.units)
-    return page_kind(declared_types(tree, scripts, hs.jsonld_max_depth), article_words, comment_words,
-                     len(replies), hs.thread_min_comment_ratio)
+    return page_kind(types, article_words, comment_words, len(replies), hs.thread_min_comment_ratio, entries)
+
+
+def _entries_are_content(units: list[Unit], status: list, teasers: list[int], types: frozenset[str],
+                         hs: HtmlSettings) -> bool:
+    """Whether the page's teaser cards are its content: see pagekind.lists_entries."""
+    if not teasers:
+        return False
+    in_cards = set(teasers)
+    words = [len(units[i].plain.split()) if st is None else 0 for i, st in enumerate(status)]
+    card_words = sum(words[i] for i in in_cards)
+    return lists_entries(types, card_words, sum(words) - card_words, hs.listing_min_entry_share)
 
 
 def _comment_role(c: Comment, kind: PageKind, all_body: bool) -> str | None:

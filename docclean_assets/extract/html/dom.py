@@ -163,6 +163,11 @@ def _hidden(attrs: dict) -> bool:
     """Hidden by the `hidden` attribute, aria-hidden or an inline style."""
     if "hidden" in attrs or (attrs.get("aria-hidden") or "").lower() == "true":
         return True
+    return _style_hides(attrs)
+
+
+def _style_hides(attrs: dict) -> bool:
+    """Hidden by an inline style (display:none, visibility:hidden)."""
     style = (attrs.get("style") or "").replace(" ", "").lower()
     return "display:none" in style or "visibility:hidden" in style
 
@@ -249,11 +254,13 @@ class Segmenter:
     """Walk the DOM once; `boundaries` are mem_ids that must start a new unit (rule matches)."""
 
     def __init__(self, boundaries: frozenset[int], hs: HtmlSettings, heading_ids: frozenset[str] = frozenset(),
-                 in_template: bool = False, revealed_panels: frozenset[str] = frozenset()) -> None:
+                 in_template: bool = False, revealed_panels: frozenset[str] = frozenset(),
+                 slides: frozenset[int] = frozenset()) -> None:
         self.boundaries = boundaries
         self.hs = hs
         self.heading_ids = heading_ids
         self.revealed_panels = revealed_panels  # ids of hidden panels a control opens (revealed_panels())
+        self.slides = slides  # mem_ids of a carousel's cells, hidden by aria-hidden alone (carousel_slides())
         self.in_template = in_template  # segmenting a <template>'s content (one level: no nested ones)
         self.layout_cell_chars = hs.layout_cell_chars
         self.max_colspan = hs.table_max_colspan
@@ -345,7 +352,7 @@ class Segmenter:
             self._flush(ctx)
             attrs = child.attributes  # read once: each read builds a new dict
             disclosure = _disclosure(tag, attrs) or attrs.get("id") in self.revealed_panels
-            hidden = ctx[5] or (not disclosure and _hidden(attrs))
+            hidden = ctx[5] or (not disclosure and child.mem_id not in self.slides and _hidden(attrs))
             template = ctx[4] or _template(tag, attrs) or hidden
             if disclosure:
                 self.disclosures.add(child.mem_id)
@@ -427,7 +434,9 @@ def segment(tree: LexborHTMLParser, boundaries: frozenset[int] = frozenset(), hs
     root = tree.body or tree.root
     if root is None:
         return []
-    return Segmenter(boundaries, hs or HtmlSettings(), heading_ids(tree), revealed_panels=revealed_panels(tree)).run(root)
+    hs = hs or HtmlSettings()
+    return Segmenter(boundaries, hs, heading_ids(tree), revealed_panels=revealed_panels(tree),
+                     slides=carousel_slides(tree, hs.carousel_min_cells)).run(root)
 
 
 _CONTROLS = ("button[aria-controls], a[aria-controls], summary[aria-controls], [role=button][aria-controls], "
@@ -439,6 +448,29 @@ def revealed_panels(tree: LexborHTMLParser) -> frozenset[str]:
     link or tab (the ARIA disclosure, accordion and tab patterns). They are its content, not hidden
     from every reader."""
     return frozenset(v for n in tree.css(_CONTROLS) for v in (n.attributes.get("aria-controls") or "").split())
+
+
+_SLIDE_TAGS = frozenset({"li", "div", "article", "section", "figure"})
+
+
+def carousel_slides(tree: LexborHTMLParser, min_cells: int) -> frozenset[int]:
+    """mem_ids of a carousel's or slider's cells: block elements hidden by aria-hidden alone, each
+    one of at least `min_cells` sibling elements of its tag and class that all carry aria-hidden.
+    aria-hidden hides nothing on screen; a carousel's script sets it on every cell (true while out
+    of view) and shows them in turn. A lone aria-hidden block (a closed modal, a menu) stays hidden."""
+    found: set[int] = set()
+    counts: dict[tuple[int, str, str], int] = {}
+    for node in tree.css('[aria-hidden="true" i]'):
+        attrs, parent = node.attributes, node.parent
+        if node.tag not in _SLIDE_TAGS or parent is None or "hidden" in attrs or _style_hides(attrs):
+            continue
+        shape = (parent.mem_id, node.tag, attrs.get("class") or "")
+        if shape not in counts:
+            counts[shape] = sum(1 for c in parent.iter() if c.tag == node.tag and "aria-hidden" in (a := c.attributes)
+                                and (a.get("class") or "") == shape[2])
+        if counts[shape] >= min_cells:
+            found.add(node.mem_id)
+    return frozenset(found)
 
 
 # React's streamed server rendering sends a boundary's content late, as <div hidden id="S:n">, and a

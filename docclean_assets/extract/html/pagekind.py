@@ -50,16 +50,26 @@ def declared_types(tree: LexborHTMLParser, scripts: list[Any], max_depth: int) -
     return frozenset(found)
 
 
+def lists_entries(types: frozenset[str], card_words: int, other_words: int, min_share: float) -> bool:
+    """Whether a page's runs of teaser cards are its entries (a listing, collection or search page)
+    rather than teasers of other pages beside its own text: they hold at least `min_share` of the
+    body's words and the page declares no article (an article's related stories stay teasers)."""
+    total = card_words + other_words
+    return total > 0 and card_words >= min_share * total and not types & DECLARED_ARTICLE_TYPES
+
+
 def page_kind(types: frozenset[str], article_words: int, comment_words: int, comments: int,
-              min_comment_ratio: float) -> PageKind:
+              min_comment_ratio: float, entries: bool = False) -> PageKind:
     """The page's kind: declared thread types first; then a page of at least two comments holding
-    `min_comment_ratio` times the article's words, unless it declares an article; then declared
-    products, listings and articles; else a page."""
+    `min_comment_ratio` times the article's words, unless it declares an article; then a page whose
+    cards are its entries (lists_entries); then declared products, listings and articles; else a page."""
     if thread := sorted(types & THREAD_TYPES):
         return PageKind(THREAD, f"declares schema.org {thread[0]}")
     if (comments >= 2 and comment_words >= min_comment_ratio * max(article_words, 1)
             and not types & DECLARED_ARTICLE_TYPES):
         return PageKind(THREAD, f"{comments} comments hold {comment_words} words against the article's {article_words}")
+    if entries:
+        return PageKind(LISTING, "its cards of links to other pages hold most of its words: they are its entries")
     for kind, declared in ((PRODUCT, PRODUCT_TYPES), (LISTING, LISTING_TYPES), (ARTICLE, DECLARED_ARTICLE_TYPES)):
         if found := sorted(types & declared):
             return PageKind(kind, f"declares schema.org {found[0]}")

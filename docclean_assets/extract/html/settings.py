@@ -155,6 +155,16 @@ class HtmlSettings:
     # "Related" list of bare links, not a reference list ('^ "Title". Publisher. Retrieved ...', which
     # is about 0.85 link text in mozilla_readability's Wikipedia pages).
     teaser_bare_link_share: Fraction = 0.95
+    # A page whose teaser cards hold at least this share of its body's words (and that declares no
+    # article) is a list of other pages: its cards are its entries (body, meta.role = entry), not
+    # teasers. On the WCXB dev sample, articles' related-story cards held at most 0.36 of the body's
+    # words; the listing and collection pages' cards 0.53-0.97 (half: the cards are most of the page).
+    listing_min_entry_share: Fraction = 0.5
+    # aria-hidden hides nothing on screen: a block it marks that is one of at least this many sibling
+    # elements of its tag and class is a carousel's cell (the script hides the cells not in view from
+    # screen readers and shows them in turn), not hidden. Three, as teaser_min_cards: a lone
+    # aria-hidden block is a closed modal or menu. On the WCXB sample a home listing's 204 cells.
+    carousel_min_cells: int = 3
     code_wrapper_max_levels: int = 3
 
     def __post_init__(self) -> None:
