@@ -76,6 +76,17 @@ def test_comments_as_body_puts_them_in_the_body():
     assert body_text(ex).index(PARAS[-1]) < body_text(ex).index(THREAD[0][3])  # after the article
 
 
+def test_a_drupal_comment_body_is_its_text_though_its_class_says_name():
+    """Drupal names a comment's text `field-name-comment-body`: "name" there is no author line."""
+    def item(cid, author, text):
+        return (f'<div class="comment comment-container" id="cid-{cid}"><div class="post-header">'
+                f'<span class="author-details__username">{author}</span></div><div class="comment-content">'
+                f'<div class="formatted-text field field-name-comment-body"><p>{text}</p></div></div></div>')
+    thread = "".join(item(cid, author, text) for cid, author, _date, text, _to in THREAD)
+    ex = extract_html(article_page(article_extra=f'<div id="comments">{thread}</div>').encode(), S)
+    assert [b.text for b in comments_of(ex)] == [t[3] for t in THREAD]
+
+
 def test_microdata_comment_outside_any_comment_section():
     block = ('<div itemscope itemtype="https://schema.org/Comment"><span itemprop="author" itemscope '
              'itemtype="https://schema.org/Person"><span itemprop="name">Dana Scully</span></span>'

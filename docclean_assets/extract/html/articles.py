@@ -35,6 +35,37 @@ def main_container(units: list[Unit], body: list[bool], share: float) -> int | N
     return best if best is not None and depth[best] > 0 else None  # the <body> itself is no container
 
 
+def page_body_units(units: list[Unit], status: list, readable: list[bool], hs: HtmlSettings) -> list[int]:
+    """Indices of dropped readable units that are body after all: inside the extractor's own
+    container (the deepest element holding all of its paragraphs), when it kept less than
+    `page_body_max_extracted_share` of that container's readable words. The caller asks only on pages
+    that declare neither an article nor a product."""
+    region = main_container(units, [st is None for st in status], 1.0)
+    if region is None:
+        return []
+    inside = [i for i, u in enumerate(units) if readable[i] and region in u.path]
+    words = {i: len(units[i].plain.split()) for i in inside}
+    kept = sum(words[i] for i in inside if status[i] is None)
+    if kept >= hs.page_body_max_extracted_share * sum(words.values()):
+        return []
+    return [i for i in inside if status[i] == DropReason.BOILERPLATE]
+
+
+def heading_units(units: list[Unit], status: list, readable: list[bool]) -> list[int]:
+    """Indices of readable headings the extractor dropped right before a unit it kept, or before such
+    a heading (a section's heading over its subsection's): the headings of that text (extractors drop
+    short headings between the sections they keep)."""
+    found: list[int] = []
+    body_next = False  # whether the unit after i is body, counting the headings found so far
+    for i in range(len(units) - 1, -1, -1):
+        u = units[i]
+        if u.kind == Kind.HEADING and readable[i] and status[i] == DropReason.BOILERPLATE and body_next:
+            found.append(i)
+            continue
+        body_next = status[i] is None
+    return found[::-1]
+
+
 def _signature(node) -> tuple[str, frozenset[str]] | None:
     """An element's tag and class tokens; None for an element without classes (too common to pair)."""
     classes = frozenset((node.attributes.get("class") or "").split())

@@ -76,11 +76,24 @@ def _is_item(node: LexborNode) -> bool:
         _ITEM.match(t) for t in _tokens(node))
 
 
+# words that make a class token name the comment's own text, whatever else it says: Drupal's
+# `field-name-comment-body` holds the body, though "name" is a meta word
+_TEXT_WORDS = frozenset({"body", "content", "text", "message"})
+
+
 def _is_meta(node: LexborNode) -> bool:
+    """Whether an element inside a comment is about it (author, date, reply link): a footer or
+    header, or a class/id token with a meta word and no word of the comment's text."""
     if node.tag in ("footer", "header"):
         return True
-    words = {w for t in _tokens(node) for w in _WORDS.split(t.lower()) if w}
-    return bool(words & _META_WORDS) and not any(_CONTENT.match(t) for t in _tokens(node))
+    tokens = _tokens(node)
+    if any(_CONTENT.match(t) for t in tokens):
+        return False
+    for t in tokens:
+        words = {w for w in _WORDS.split(t.lower()) if w}
+        if words & _META_WORDS and not words & _TEXT_WORDS:
+            return True
+    return False
 
 
 # A comment's author and shown date are cut to their first line and at most this many characters

@@ -19,12 +19,12 @@ from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, main_container,
-                                                   nested_article_units)
+                                                   heading_units, nested_article_units, page_body_units)
 from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import Unit, key, markdown_table, place_streamed_slots, segment
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
-from docclean_assets.extract.html.pagekind import THREAD, PageKind, declared_types, lists_entries, page_kind
+from docclean_assets.extract.html.pagekind import DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, THREAD, PageKind, declared_types, lists_entries, page_kind
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
@@ -262,7 +262,16 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
             if not u.template:
                 status[i] = None
 
+    types = declared_types(tree, scripts, hs.jsonld_max_depth)
+    readable = [not (u.template or u.hidden or in_drop[i] or i in furniture) for i, u in enumerate(units)]
+    if method == "trafilatura" and not types & (DECLARED_ARTICLE_TYPES | PRODUCT_TYPES):
+        for i in page_body_units(units, status, readable, hs):  # an article extractor took one section
+            status[i] = None
+            units[i].meta["rescued"] = "page_body"
     if method in ("trafilatura", "jsonld"):
+        for i in heading_units(units, status, readable):
+            status[i] = None
+            units[i].meta["rescued"] = "heading"
         for i in units_to_standfirst(tree, units, status, hs):
             status[i] = None
             units[i].meta["rescued"] = "standfirst"
@@ -272,7 +281,6 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
         for i in embedded_post_units(tree, units, status, hs):
             status[i] = None
             units[i].meta["rescued"] = "embedded_post"
-    types = declared_types(tree, scripts, hs.jsonld_max_depth)
     teasers = teaser_units(units, [st is None for st in status], hs)  # among what the extractor kept
     entries = _entries_are_content(units, status, teasers, types, hs)
     for i in teasers:  # a list page's cards are its entries; anywhere else, teasers of other pages

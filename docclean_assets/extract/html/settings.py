@@ -98,6 +98,17 @@ class HtmlSettings:
     # team list in a collapse after text the extractor dropped stays out (scrapinghub_aeb).
     disclosure_control_max_words: int = 6
 
+    # ---- the page's body past what an article extractor takes (issue 35, html/articles.py)
+    # On a page that declares neither an article nor a product, when the extractor kept less than
+    # this share of the readable words (not chrome, hidden, in-page furniture or dropped by a rule)
+    # inside its own container (the deepest element holding all of its paragraphs), the rest of that
+    # container is body too (meta.rescued = page_body): service, documentation and listing pages are
+    # runs of sections, of which an extractor built for articles takes one. Half: the extractor's
+    # choice stands while it holds most of its container. On the WCXB sample 21 pages change, 15 up
+    # (service, collection, listing, documentation); scrapinghub_aeb, mozilla_readability and
+    # trafilatura_eval pages do not change.
+    page_body_max_extracted_share: Fraction = 0.5
+
     # ---- continuation chunks (issue 21, html/articles.py)
     # A site may split one article into several same-shaped containers (Wired's body chunks between
     # ad slots) and the extractor keep only the first. An element with the article container's tag,
