@@ -24,7 +24,8 @@ from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import Unit, key, markdown_table, place_streamed_slots, segment
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
-from docclean_assets.extract.html.pagekind import DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, THREAD, PageKind, declared_types, lists_entries, page_kind
+from docclean_assets.extract.html.pagekind import (DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, THREAD, PageKind,
+                                                   declared_types, lists_entries, page_kind)
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
@@ -264,30 +265,8 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
 
     types = declared_types(tree, scripts, hs.jsonld_max_depth)
     readable = [not (u.template or u.hidden or in_drop[i] or i in furniture) for i, u in enumerate(units)]
-    if method == "trafilatura" and not types & (DECLARED_ARTICLE_TYPES | PRODUCT_TYPES):
-        for i in page_body_units(units, status, readable, hs):  # an article extractor took one section
-            status[i] = None
-            units[i].meta["rescued"] = "page_body"
-    if method in ("trafilatura", "jsonld"):
-        for i in heading_units(units, status, readable):
-            status[i] = None
-            units[i].meta["rescued"] = "heading"
-        for i in units_to_standfirst(tree, units, status, hs):
-            status[i] = None
-            units[i].meta["rescued"] = "standfirst"
-        for i in continuation_units(tree, units, status, hs):
-            status[i] = None
-            units[i].meta["rescued"] = "continuation"
-        for i in embedded_post_units(tree, units, status, hs):
-            status[i] = None
-            units[i].meta["rescued"] = "embedded_post"
-    teasers = teaser_units(units, [st is None for st in status], hs)  # among what the extractor kept
-    entries = _entries_are_content(units, status, teasers, types, hs)
-    for i in teasers:  # a list page's cards are its entries; anywhere else, teasers of other pages
-        if entries:
-            units[i].meta["role"] = "entry"
-        else:
-            status[i] = DropReason.TEASER
+    _rescue(tree, units, status, readable, method, types, hs)
+    entries = _cards_to_entries(units, status, types, hs)
     for i, reason in furniture.items():
         status[i] = reason
     for i in range(len(units)):
@@ -381,6 +360,36 @@ def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], st
         for i in c.units:
             status[i] = _COMMENT
     return comments
+
+
+def _rescue(tree: LexborHTMLParser, units: list[Unit], status: list, readable: list[bool], method: str,
+            types: frozenset[str], hs: HtmlSettings) -> None:
+    """Make body what the extractor left out but the page holds as its own (meta.rescued says why)."""
+    steps = []
+    if method == "trafilatura" and not types & (DECLARED_ARTICLE_TYPES | PRODUCT_TYPES):
+        steps.append(("page_body", lambda: page_body_units(units, status, readable, hs)))  # one section taken
+    if method in ("trafilatura", "jsonld"):
+        steps += [("heading", lambda: heading_units(units, status, readable)),
+                  ("standfirst", lambda: units_to_standfirst(tree, units, status, hs)),
+                  ("continuation", lambda: continuation_units(tree, units, status, hs)),
+                  ("embedded_post", lambda: embedded_post_units(tree, units, status, hs))]
+    for why, find in steps:  # in order: each step sees what the ones before it made body
+        for i in find():
+            status[i] = None
+            units[i].meta["rescued"] = why
+
+
+def _cards_to_entries(units: list[Unit], status: list, types: frozenset[str], hs: HtmlSettings) -> bool:
+    """Mark runs of teaser cards among the body: a list page's entries (meta.role = entry; True), or
+    anywhere else teasers of other pages (dropped, reason teaser; False)."""
+    teasers = teaser_units(units, [st is None for st in status], hs)
+    entries = _entries_are_content(units, status, teasers, types, hs)
+    for i in teasers:
+        if entries:
+            units[i].meta["role"] = "entry"
+        else:
+            status[i] = DropReason.TEASER
+    return entries
 
 
 def _page_kind(types: frozenset[str], units: list[Unit], status: list, comments: list[Comment], entries: bool,
