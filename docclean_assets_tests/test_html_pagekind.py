@@ -149,6 +149,29 @@ def test_a_streamed_slot_is_read_where_its_placeholder_stands():
     assert late not in body_text(orphan)
 
 
+def test_streamed_slots_follow_the_scripts_calls_with_hexadecimal_ids_and_segment_placeholders():
+    """$RC moves a slot into a boundary (B:), $RS into a segment placeholder (P:); ids are hexadecimal
+    and a call may pair different numbers. Saved without the calls, a slot takes the placeholder of
+    its number."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from docclean_assets.extract.html.dom import place_streamed_slots, stream_moves
+
+    texts = ["The boundary content came late.", "The segment content came later.", "The last one, unnumbered."]
+    page = ('<html><body><main><template id="B:1a"></template><template id="P:2b"></template>'
+            '<template id="B:c"></template></main>'
+            f'<div hidden id="S:2e"><p>{texts[0]}</p></div><script>$RC("B:1a","S:2e")</script>'
+            f'<div hidden id="S:2b"><p>{texts[1]}</p></div><script>$RS("S:2b","P:2b")</script>'
+            f'<div hidden id="S:c"><p>{texts[2]}</p></div></body></html>')
+    tree = LexborHTMLParser(page)
+    assert stream_moves(tree) == [("S:2e", "B:1a"), ("S:2b", "P:2b")]
+    assert place_streamed_slots(tree) == 2
+    assert [p.text() for p in tree.css("main p")] == texts[:2] and tree.css_first('[id="S:c"]') is not None
+    saved = LexborHTMLParser(page.replace('<script>$RC("B:1a","S:2e")</script>', "")
+                             .replace('<script>$RS("S:2b","P:2b")</script>', ""))
+    assert stream_moves(saved) == [("S:2b", "P:2b"), ("S:c", "B:c")]  # S:2e has no placeholder of its number
+
+
 TIGHT = LimitSettings(html_max_depth=40)
 
 

@@ -473,24 +473,43 @@ def carousel_slides(tree: LexborHTMLParser, min_cells: int) -> frozenset[int]:
     return frozenset(found)
 
 
-# React's streamed server rendering sends a boundary's content late, as <div hidden id="S:n">, and a
-# script moves it into the placeholder <template id="B:n">, where the reader sees it
-_STREAM_SLOT = re.compile(r"S:(\d+)")
+# React's streamed server rendering sends late content as <div hidden id="S:x"> and a script call
+# moves it where the reader sees it: $RC("B:y","S:x") into a Suspense boundary's <template id="B:y">,
+# $RS("S:x","P:y") into a segment's <template id="P:y">. Ids are hexadecimal ("S:2e").
+_STREAM_CALL = re.compile(r"""\$R([CS])\(\s*["']([A-Za-z0-9_:.-]+)["']\s*,\s*["']([A-Za-z0-9_:.-]+)["']""")
+_STREAM_SLOT = re.compile(r"S:([0-9a-fA-F]+)")
+
+
+def stream_moves(tree: LexborHTMLParser) -> list[tuple[str, str]]:
+    """(slot id, placeholder id) of each move the page's scripts make, in their order; for a page saved
+    without those calls, each slot and the placeholder of its number (B:, else P:)."""
+    moves: list[tuple[str, str]] = []
+    for script in tree.css("script:not([src])"):
+        text = script.text() or ""
+        if "$R" in text:
+            moves += [(b, a) if kind == "C" else (a, b) for kind, a, b in _STREAM_CALL.findall(text)]
+    if moves:
+        return list(dict.fromkeys(moves))
+    for n in tree.css('[hidden][id^="S:"]'):
+        if m := _STREAM_SLOT.fullmatch(n.attributes.get("id") or ""):
+            ph = next((p for p in (f"B:{m.group(1)}", f"P:{m.group(1)}") if tree.css_first(f'template[id="{p}"]')), None)
+            if ph is not None:
+                moves.append((m.group(0), ph))
+    return list(dict.fromkeys(moves))
 
 
 def place_streamed_slots(tree: LexborHTMLParser) -> int:
     """Move each streamed slot's content into its placeholder, as the page's script does; the number
     moved. A slot without its placeholder on the page stays where it is, hidden."""
     moved = 0
-    numbers = [m.group(1) for n in tree.css('[hidden][id^="S:"]') if (m := _STREAM_SLOT.fullmatch(n.attributes.get("id") or ""))]
-    for number in dict.fromkeys(numbers):  # looked up again each time: a slot may hold another
-        slot = tree.css_first(f'[hidden][id="S:{number}"]')
-        placeholder = tree.css_first(f'template[id="B:{number}"]')
-        if slot is None or placeholder is None or slot.css_first(f'template[id="B:{number}"]') is not None:
+    for slot_id, ph_id in stream_moves(tree):  # looked up again each time: a slot may hold another
+        slot = tree.css_first(f'[hidden][id="{slot_id}"]')
+        placeholder = tree.css_first(f'template[id="{ph_id}"]')
+        if slot is None or placeholder is None or slot.css_first(f'template[id="{ph_id}"]') is not None:
             continue  # a placeholder inside its own slot would be moved into itself
         placeholder.insert_before(slot)  # a copy, at the placeholder
         slot.decompose()
-        tree.css_first(f'[hidden][id="S:{number}"]').unwrap()
+        tree.css_first(f'[hidden][id="{slot_id}"]').unwrap()
         placeholder.decompose()
         moved += 1
     return moved
