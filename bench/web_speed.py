@@ -37,8 +37,8 @@ OUT_JSON = REPO / "bench" / "out" / "web_speed.json"
 TRAFILATURA = REPO / ".venv" / "bin" / "trafilatura"
 # extract_html's stages, in the order they run (names in extract/html/document.py); `_trafilatura`
 # runs inside `_extractor_segments`
-STAGES = ("decode_html", "LexborHTMLParser", "check_html_depth", "place_streamed_slots", "jsonld_scripts",
-          "segment", "_inpage_furniture", "_extractor_segments", "_trafilatura", "_choose_jsonld",
+STAGES = ("decode_html", "close_noscript_raw_text", "LexborHTMLParser", "check_html_depth", "place_streamed_slots",
+          "jsonld_scripts", "segment", "_inpage_furniture", "_extractor_segments", "_trafilatura", "_choose_jsonld",
           "_apply_segments", "declared_types", "page_body_units", "heading_units", "units_to_standfirst",
           "continuation_units", "embedded_post_units", "teaser_units", "_route_comments", "_page_kind",
           "nested_article_units")

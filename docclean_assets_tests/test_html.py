@@ -340,6 +340,25 @@ def test_a_carousels_cells_are_shown_but_a_lone_aria_hidden_block_is_hidden():
     assert all(hidden[f"Styled away {i}"] for i in range(3))
 
 
+def test_an_unclosed_iframe_in_a_noscript_does_not_swallow_the_page():
+    """A tag manager's `<noscript><iframe ... /></noscript>`: read as markup (no scripts run here) the
+    iframe's raw text would run to the end of the page; it is closed where its noscript ends, and a
+    noscript's own markup (a crawler view) is still read."""
+    gtm = '<noscript><iframe src="https://www.googletagmanager.com/ns.html?id=GTM-X" height="0" width="0" /></noscript>'
+    ex = extract_html(article_page().replace("<body>", "<body>" + gtm, 1).encode(), S)
+    assert all(p in body_text(ex) for p in PARAS)
+    # the page itself was read, not only the extractor's copy: its chrome is there, dropped
+    assert any(b.drop_reason and "cookie policy" in b.text for b in ex.blocks) and ex.report.raw_chars > 500
+    from selectolax.lexbor import LexborHTMLParser
+
+    from docclean_assets.extract.html.dom import close_noscript_raw_text
+
+    kept = '<noscript><iframe src="x"></iframe><p>Crawler view</p></noscript><noscript><style>a{}</noscript><p>After</p>'
+    fixed = close_noscript_raw_text(kept)
+    assert fixed == kept.replace("a{}</noscript>", "a{}</style></noscript>")
+    assert [p.text() for p in LexborHTMLParser(fixed).css("p")] == ["Crawler view", "After"]
+
+
 def test_undeclared_windows_1252_page_is_detected():
     page = ("<html><body><article><h1>Caf\u00e9 prices</h1><p>Caf\u00e9 cr\u00e8me \u2013 \u201cna\u00efve\u201d fa\u00e7ade, "
             "\u20ac12 for the cr\u00eape and the r\u00e9sum\u00e9 of the \u0153uvre, served every morning at the "

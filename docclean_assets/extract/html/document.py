@@ -21,7 +21,8 @@ from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, main_container,
                                                    heading_units, nested_article_units, page_body_units)
 from docclean_assets.extract.html.comments import Comment, units_to_comments
-from docclean_assets.extract.html.dom import Unit, key, markdown_table, place_streamed_slots, segment
+from docclean_assets.extract.html.dom import (Unit, close_noscript_raw_text, key, markdown_table, place_streamed_slots,
+                                              segment)
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
 from docclean_assets.extract.html.pagekind import (DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, THREAD, PageKind,
@@ -193,6 +194,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
     trace: dict[str, object] = {"encoding": encoding}
     if replaced:
         report.flag("encoding_replaced")
+    text = close_noscript_raw_text(text)  # the extractor reads the same markup
     tree = LexborHTMLParser(text)
     elements = check_html_depth(tree.root, settings.limits)
     if place_streamed_slots(tree):  # the extractor reads the page as its scripts leave it

@@ -473,6 +473,40 @@ def carousel_slides(tree: LexborHTMLParser, min_cells: int) -> frozenset[int]:
     return frozenset(found)
 
 
+# elements whose content the parser reads as raw text up to their own end tag
+_RAW_TEXT_OPEN = re.compile(r"<(iframe|textarea|xmp|noembed|noframes|style|script|title)[\s/>]")
+
+
+def close_noscript_raw_text(html: str) -> str:
+    """The page with every raw-text element left open inside a <noscript> closed at the noscript's
+    end. A parser that runs no scripts (like this one) reads a noscript's content as markup, and an
+    unclosed `<iframe src=... />` there then swallows the rest of the page as its text; a browser
+    that runs scripts never reads that content at all."""
+    lower = html.lower()
+    out: list[str] = []
+    pos = 0
+    while (start := lower.find("<noscript", pos)) >= 0 and (gt := lower.find(">", start)) >= 0:
+        end = lower.find("</noscript", gt)
+        if end < 0:
+            break
+        out.append(html[pos:end] + _left_open(lower, gt, end))
+        pos = end + 1
+        out.append(html[end:pos])
+    out.append(html[pos:])
+    return "".join(out)
+
+
+def _left_open(lower: str, start: int, end: int) -> str:
+    """The end tag of the raw-text element opened between start and end and not closed before end."""
+    pos = start
+    while (m := _RAW_TEXT_OPEN.search(lower, pos, end)) is not None:
+        close = lower.find(f"</{m.group(1)}", m.end(), end)
+        if close < 0:
+            return f"</{m.group(1)}>"
+        pos = close + 1
+    return ""
+
+
 # React's streamed server rendering sends late content as <div hidden id="S:x"> and a script call
 # moves it where the reader sees it: $RC("B:y","S:x") into a Suspense boundary's <template id="B:y">,
 # $RS("S:x","P:y") into a segment's <template id="P:y">. Ids are hexadecimal ("S:2e").
