@@ -162,9 +162,9 @@ def test_streamed_slots_follow_the_scripts_calls_with_hexadecimal_ids_and_segmen
             '<template id="B:c"></template></main>'
             f'<div hidden id="S:2e"><p>{texts[0]}</p></div><script>$RC("B:1a","S:2e")</script>'
             f'<div hidden id="S:2b"><p>{texts[1]}</p></div><script>$RS("S:2b","P:2b")</script>'
-            f'<div hidden id="S:c"><p>{texts[2]}</p></div></body></html>')
+            f'<div hidden id="S:c"><p>{texts[2]}</p></div><script>$RC("B:ff","S:ff")</script></body></html>')
     tree = LexborHTMLParser(page)
-    assert stream_moves(tree) == [("S:2e", "B:1a"), ("S:2b", "P:2b")]
+    assert stream_moves(tree) == [("S:2e", "B:1a"), ("S:2b", "P:2b")]  # a call naming no element is no move
     assert place_streamed_slots(tree) == 2
     assert [p.text() for p in tree.css("main p")] == texts[:2] and tree.css_first('[id="S:c"]') is not None
     saved = LexborHTMLParser(page.replace('<script>$RC("B:1a","S:2e")</script>', "")

@@ -458,19 +458,18 @@ def carousel_slides(tree: LexborHTMLParser, min_cells: int) -> frozenset[int]:
     one of at least `min_cells` sibling elements of its tag and class that all carry aria-hidden.
     aria-hidden hides nothing on screen; a carousel's script sets it on every cell (true while out
     of view) and shows them in turn. A lone aria-hidden block (a closed modal, a menu) stays hidden."""
-    found: set[int] = set()
-    counts: dict[tuple[int, str, str], int] = {}
-    for node in tree.css('[aria-hidden="true" i]'):
+    shapes: dict[tuple[int, str | None, str], int] = {}  # (parent, tag, class) of aria-hidden elements
+    candidates = []
+    for node in tree.css("[aria-hidden]"):  # each element once: linear in the page
         attrs, parent = node.attributes, node.parent
-        if node.tag not in _SLIDE_TAGS or parent is None or "hidden" in attrs or _style_hides(attrs):
+        if parent is None:
             continue
         shape = (parent.mem_id, node.tag, attrs.get("class") or "")
-        if shape not in counts:
-            counts[shape] = sum(1 for c in parent.iter() if c.tag == node.tag and "aria-hidden" in (a := c.attributes)
-                                and (a.get("class") or "") == shape[2])
-        if counts[shape] >= min_cells:
-            found.add(node.mem_id)
-    return frozenset(found)
+        shapes[shape] = shapes.get(shape, 0) + 1
+        if (node.tag in _SLIDE_TAGS and (attrs.get("aria-hidden") or "").lower() == "true" and "hidden" not in attrs
+                and not _style_hides(attrs)):
+            candidates.append((node.mem_id, shape))
+    return frozenset(mid for mid, shape in candidates if shapes[shape] >= min_cells)
 
 
 # elements whose content the parser reads as raw text up to their own end tag
@@ -515,20 +514,24 @@ _STREAM_SLOT = re.compile(r"S:([0-9a-fA-F]+)")
 
 
 def stream_moves(tree: LexborHTMLParser) -> list[tuple[str, str]]:
-    """(slot id, placeholder id) of each move the page's scripts make, in their order; for a page saved
-    without those calls, each slot and the placeholder of its number (B:, else P:)."""
+    """(slot id, placeholder id) of each move the page's scripts make between elements it holds, in
+    their order; for a page saved without such calls, each slot and the placeholder of its number
+    (B:, else P:)."""
+    slots = [n.attributes.get("id") or "" for n in tree.css('[hidden][id^="S:"]')]
+    if not slots:
+        return []
+    templates = {n.attributes.get("id") for n in tree.css('template[id]')}
     moves: list[tuple[str, str]] = []
     for script in tree.css("script:not([src])"):
         text = script.text() or ""
         if "$R" in text:
             moves += [(b, a) if kind == "C" else (a, b) for kind, a, b in _STREAM_CALL.findall(text)]
-    if moves:
-        return list(dict.fromkeys(moves))
-    for n in tree.css('[hidden][id^="S:"]'):
-        if m := _STREAM_SLOT.fullmatch(n.attributes.get("id") or ""):
-            ph = next((p for p in (f"B:{m.group(1)}", f"P:{m.group(1)}") if tree.css_first(f'template[id="{p}"]')), None)
-            if ph is not None:
-                moves.append((m.group(0), ph))
+    present = set(slots)  # only moves between elements the page holds (a script may name thousands)
+    moves = [mv for mv in dict.fromkeys(moves) if mv[0] in present and mv[1] in templates]
+    if not moves:
+        for slot in slots:
+            if m := _STREAM_SLOT.fullmatch(slot):
+                moves += [(slot, p) for p in (f"B:{m.group(1)}", f"P:{m.group(1)}") if p in templates][:1]
     return list(dict.fromkeys(moves))
 
 
