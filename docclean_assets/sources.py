@@ -242,7 +242,7 @@ class Walk(NamedTuple):
 
     files: list[tuple[str, Path]]  # (relative '/'-path, absolute path), sorted
     refused: list[tuple[str, str]]  # (relative path, why): links out of the root, unreadable folders
-    skipped: dict[str, int]  # files of a type docclean does not read, per extension (see other_type)
+    skipped: dict[str, int]  # files of a type docclean does not read, per extension (count_other_type)
 
 
 def walk_source(root: Path) -> Walk:

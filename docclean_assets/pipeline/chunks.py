@@ -117,16 +117,17 @@ def chunk_source(store: Store, source: str, s: ChunkSettings) -> ChunkStats:
     removed = [p for (p,) in con.execute("SELECT path FROM chunked_documents WHERE path NOT IN "
                                          "(SELECT path FROM normalized_documents)").fetchall()]
     stats.removed = len(removed)
-    _commit(store, source, rows, index, replaced + removed, stats, empty=store.snapshot("chunks", source) is None)
+    _commit(store, source, rows, index, replaced + removed, stats, last=True)
     con.close()
     return stats
 
 
 def _commit(store: Store, source: str, rows: list[dict], index: list[dict], replaced: list[str],
-            stats: ChunkStats, empty: bool = False) -> None:
-    """One batch of documents' chunks, with their index rows, as one pair commit (an empty one only
-    when `empty` asks: a source with no documents is an empty partition, not a missing one)."""
-    if not index and not replaced and not empty:
+            stats: ChunkStats, last: bool = False) -> None:
+    """One batch of documents' chunks, with their index rows, as one pair commit (an empty one only as
+    the run's `last` on a partition never committed: a source with no documents is an empty partition)."""
+    if not index and not replaced and (not last or stats.batches or stats.unchanged
+                                       or store.snapshot("chunks", source) is not None):
         return
     data = pa.Table.from_pylist(rows, schema=CHUNKS_SCHEMA)
     store.commit_pair("chunks", source, replaced, data, pa.Table.from_pylist(index, schema=CHUNK_DOCS_SCHEMA),

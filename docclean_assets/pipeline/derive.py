@@ -306,7 +306,7 @@ def normalize_source(store: Store, source: str, settings: Settings,
             batch.commit(store, source, stats)
     removed = [p for (p,) in con.execute("SELECT path FROM normalized_documents WHERE path NOT IN "
                                          "(SELECT path FROM parsed_documents)").fetchall()]
-    batch.commit(store, source, stats, removed, empty=store.snapshot("normalized_blocks", source) is None)
+    batch.commit(store, source, stats, removed, last=True)
     stats.removed = len(removed)
     con.close()
     return stats
@@ -382,9 +382,11 @@ class _NormBatch:
             self.blocks.append(blocks)
 
     def commit(self, store: Store, source: str, stats: NormalizeStats, removed: list[str] | tuple = (),
-               empty: bool = False) -> None:
-        """Commit the batch (and the removal of `removed`); an empty one only when `empty` asks."""
-        if not self.index and not removed and not empty:
+               last: bool = False) -> None:
+        """Commit the batch (and the removal of `removed`); an empty one only as the run's `last` on a
+        partition never committed (an empty source is an empty partition)."""
+        if not self.index and not removed and (not last or stats.batches or stats.unchanged
+                                               or store.snapshot("normalized_blocks", source) is not None):
             return
         replaced = [r["path"] for r in self.index if r.pop("committed")] + list(removed)
         data = pa.concat_tables(self.blocks) if self.blocks else BLOCKS_SCHEMA.empty_table()

@@ -215,11 +215,13 @@ class _Run:
         if self.batch.full(self.store.settings):
             self.commit()
 
-    def commit(self, removed: tuple[str, ...] = (), empty: bool = False) -> None:
+    def commit(self, removed: tuple[str, ...] = (), last: bool = False) -> None:
         """Make the open batch (and the removal of `removed` paths) visible in one pair commit; an empty
-        batch commits nothing unless `empty` asks for it."""
+        batch commits nothing, unless it is the run's `last` and the partition was never committed (a
+        source with no documents yet is an empty partition, not a missing one: the stages below read it)."""
         b = self.batch
-        if not b.docs and not removed and not empty:
+        if not b.docs and not removed and (not last or self.stats.batches or self.stats.unchanged
+                                           or self.store.snapshot("parsed_blocks", self.key) is not None):
             return
         blocks = pa.concat_tables(b.blocks) if b.blocks else BLOCKS_SCHEMA.empty_table()
         docs = pa.Table.from_pylist(b.docs, schema=DOCS_SCHEMA)
@@ -270,8 +272,7 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
         for job, outcome in group:  # a group's documents share a part file: committed together
             _take(run, waiting.pop(job.key), outcome, target)
         run.commit_if_full()
-    # a source with no documents yet is an empty partition, not a missing one: the stages below read it
-    run.commit(plan.removed, empty=store.snapshot("parsed_blocks", key) is None)
+    run.commit(plan.removed, last=True)
     run.stats.removed = len(plan.removed)
     run.stats.seconds = time.monotonic() - run.started
     progress.finish(key, run.stats.seconds)

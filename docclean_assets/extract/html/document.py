@@ -382,10 +382,14 @@ def _rescue(tree: LexborHTMLParser, units: list[Unit], status: list, readable: l
 
 
 def _cards_to_entries(units: list[Unit], status: list, types: frozenset[str], hs: HtmlSettings) -> bool:
-    """Mark runs of teaser cards among the body: a list page's entries (meta.role = entry; True), or
-    anywhere else teasers of other pages (dropped, reason teaser; False)."""
+    """Mark runs of teaser cards among the body: a list page's entries (meta.role = entry; True, see
+    pagekind.lists_entries), or anywhere else teasers of other pages (dropped, reason teaser; False)."""
     teasers = teaser_units(units, [st is None for st in status], hs)
-    entries = _entries_are_content(units, status, teasers, types, hs)
+    if not teasers:
+        return False
+    words = [len(units[i].plain.split()) if st is None else 0 for i, st in enumerate(status)]
+    card_words = sum(words[i] for i in set(teasers))
+    entries = lists_entries(types, card_words, sum(words) - card_words, hs.listing_min_entry_share)
     for i in teasers:
         if entries:
             units[i].meta["role"] = "entry"
@@ -402,17 +406,6 @@ def _page_kind(types: frozenset[str], units: list[Unit], status: list, comments:
     replies = [c for c in comments if c.kind == "comment"]  # answers are an FAQ's or a declared Q&A's
     comment_words = sum(len(units[i].plain.split()) for c in replies for i in c.units)
     return page_kind(types, article_words, comment_words, len(replies), hs.thread_min_comment_ratio, entries)
-
-
-def _entries_are_content(units: list[Unit], status: list, teasers: list[int], types: frozenset[str],
-                         hs: HtmlSettings) -> bool:
-    """Whether the page's teaser cards are its content: see pagekind.lists_entries."""
-    if not teasers:
-        return False
-    in_cards = set(teasers)
-    words = [len(units[i].plain.split()) if st is None else 0 for i, st in enumerate(status)]
-    card_words = sum(words[i] for i in in_cards)
-    return lists_entries(types, card_words, sum(words) - card_words, hs.listing_min_entry_share)
 
 
 def _comment_role(c: Comment, kind: PageKind, all_body: bool) -> str | None:
