@@ -14,7 +14,8 @@ parsed three ways, one after the other in one run:
    `parse_seconds` (a document's time from being sent to its worker to its rows coming back) against (1);
 3. **two workers**: `docclean run` with `limits.workers: 2`, one source per run, on the machine's cores:
    the whole command's documents/s (Python's start, Dagster, the parse, boilerplate, normalisation, the
-   quality report, its checks) against the library's one-core documents/s. An unchanged rerun of the
+   quality report, its checks) against the library's one-core documents/s, the fastest of
+   RUN2_REPEATS fresh runs. An unchanged rerun of the
    same data dir (nothing parsed) measures what a run costs whatever its size.
 
 Writes bench/out/pipeline_speed.json and prints a Markdown table; `make bench` runs it (--quick sizes
@@ -43,6 +44,10 @@ FORMATS = ("html", "docx", "pptx", "pdf")
 # Dagster: ~3 s) is visible without hiding what each document costs.
 SIZES = {"html": 2500, "docx": 1000, "pptx": 400, "pdf": 300}
 QUICK_DIVISOR = 10
+# Fresh two-worker runs per format; the fastest counts. One run of ~20 s on this machine varies by up to
+# 40% (a make bench run of 2026-12-06 timed 0.58x where the same commit alone timed 0.80x, unchanged
+# reruns 9.5 s against 5 s): the minimum is the figure least moved by what else the machine does.
+RUN2_REPEATS = 2
 OCR = "auto"  # the sources' OCR mode, the library's too: users' default
 
 
@@ -138,8 +143,11 @@ def measure(work: Path, sizes: dict[str, int], log=print) -> dict:  # noqa: ANN0
     for fmt, n in sizes.items():
         two = work / f"two_{fmt}"
         _sources_yaml(work / f"two_{fmt}.yaml", {fmt: folders[fmt]}, 2)
-        shutil.rmtree(two, ignore_errors=True)
-        run2 = run_docclean(setup, work / f"two_{fmt}.yaml", two, work / f"two_{fmt}.log")
+        tries = []
+        for k in range(RUN2_REPEATS):
+            shutil.rmtree(two, ignore_errors=True)
+            tries.append((run_docclean(setup, work / f"two_{fmt}.yaml", two, work / f"two_{fmt}_{k}.log"), k))
+        run2, best = min(tries, key=lambda t: t[0].wall_s)
         rerun = run_docclean(setup, work / f"two_{fmt}.yaml", two, work / f"two_{fmt}_rerun.log")
         lib, p = library[fmt], parsed[fmt]
         if p["ok"] != n:
@@ -152,9 +160,9 @@ def measure(work: Path, sizes: dict[str, int], log=print) -> dict:  # noqa: ANN0
             "parse_seconds_sum": round(p["seconds"], 3),
             "parse_overhead_ratio": round(p["seconds"] / lib["seconds"], 3),
             "overhead_ms_per_doc": round(1000 * (p["seconds"] - lib["seconds"]) / n, 2),
-            "run2_wall_s": run2.wall_s, "run2_cpu_s": run2.cpu_s, "run2_docs_s": round(n / run2.wall_s, 1),
+            "run2_wall_s": run2.wall_s, "run2_walls_s": [t.wall_s for t, _ in tries], "run2_cpu_s": run2.cpu_s, "run2_docs_s": round(n / run2.wall_s, 1),
             "run2_rate_ratio": round(n / run2.wall_s / lib_rate, 3),
-            "run2_parse_docs_s": (parse_rate := _parse_rate(work / f"two_{fmt}.log")),
+            "run2_parse_docs_s": (parse_rate := _parse_rate(work / f"two_{fmt}_{best}.log")),
             "run2_parse_rate_ratio": None if parse_rate is None else round(parse_rate / lib_rate, 3),
             "rerun_wall_s": rerun.wall_s, "peak_tree_pss_mib": run2.peaks.get("tree_pss"),
         }
