@@ -1,13 +1,14 @@
 """Issue 35: what an article extractor leaves out of pages that are no article. The headings of the
 sections it keeps, and, on a page that declares neither an article nor a product, the rest of its own
-container when it kept less than half of it (service and documentation pages are runs of sections)."""
+container when it kept less than half of it (service and documentation pages are runs of sections),
+and the running text under the page's title when it kept no prose at all (a menu taken for the page)."""
 from __future__ import annotations
 
 import pytest
 
 from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.html import document
-from docclean_assets.extract.html.articles import heading_units, page_body_units
+from docclean_assets.extract.html.articles import heading_units, page_body_units, prose_units
 from docclean_assets.extract.html.dom import Unit, key
 from docclean_assets.extract.html.match import Seg
 from docclean_assets.extract.html.settings import HtmlSettings
@@ -92,3 +93,39 @@ def test_heading_units_climb_a_run_of_headings_to_kept_text_only():
     status = [B, B, None, B, B, B]
     assert heading_units(units, status, [True] * 6) == [0, 1]  # not 3 (before dropped text), not 5 (last)
     assert heading_units(units, status, [False, True, True, True, True, True]) == [1]
+
+
+def _shop_page() -> bytes:
+    """A collection page: a banner notice before the title, an introduction under it, a store menu."""
+    intro = "".join(f"<p>{p}</p>" for _h, p in SECTIONS[:2])
+    return ('<!doctype html><html><head><title>Finance staffing</title></head><body><div class="bar">'
+            f'<p>{SECTIONS[3][1]}</p><a href="/stores">Stores</a> <a href="/bag">Bag</a></div><div class="page">'
+            f'<h1>Finance staffing</h1><div class="intro">{intro}</div><ul class="grid"><li>Contract</li>'
+            '<li>Permanent</li></ul></div></body></html>').encode()
+
+
+def test_running_text_under_the_title_is_body_when_the_extractor_kept_a_menu(monkeypatch):
+    _keeping(monkeypatch, "Stores", "Bag")
+    body = _body(_shop_page())
+    assert [body.get(p) for _h, p in SECTIONS[:2]] == ["prose", "prose"]
+    assert SECTIONS[3][1] not in body  # before the title: the banner's notice
+    # an extractor that kept a paragraph of prose made its choice: nothing is taken
+    _keeping(monkeypatch, "Stores", SECTIONS[0][1])
+    body = _body(_shop_page())
+    assert SECTIONS[1][1] not in body and body[SECTIONS[0][1]] is None
+
+
+def test_prose_units_need_a_title_and_readable_sentences():
+    B = DropReason.BOILERPLATE
+    sentence = "This paragraph of running text tells the reader what the page offers and why it matters."
+    units = [Unit("paragraph", sentence, "p", (1, 2)), Unit("title", "Shop", "h1", (1, 3)),
+             Unit("paragraph", sentence, "p", (1, 4)), Unit("paragraph", "Stores Bag Account", "p", (1, 5)),
+             Unit("paragraph", sentence, "p", (1, 6)), Unit("paragraph", sentence.rstrip("."), "p", (1, 7))]
+    status = [B, None, B, B, B, B]
+    readable = [True, True, True, True, False, True]
+    assert prose_units(units, status, readable, HtmlSettings()) == [2]  # not 0 (before the title), 3 (no
+    # sentence), 4 (chrome) or 5 (no sentence end)
+    units[1].kind = "paragraph"  # no title: the first h1 stands for it
+    assert prose_units(units, status, readable, HtmlSettings()) == [2]
+    units[1].tag = "h2"  # no title and no h1: nothing to start from
+    assert prose_units(units, status, readable, HtmlSettings()) == []

@@ -51,6 +51,21 @@ def page_body_units(units: list[Unit], status: list, readable: list[bool], hs: H
     return [i for i in inside if status[i] == DropReason.BOILERPLATE]
 
 
+def prose_units(units: list[Unit], status: list, readable: list[bool], hs: HtmlSettings) -> list[int]:
+    """Indices of dropped readable prose paragraphs after the page's title (its first h1 when none
+    matches <title>) on a page where the extractor kept no prose: it took a strip of menus or links
+    for the page, and the running text under the title is its content. Before the title sit the
+    site's banner, its menus and notices (a network's blurb, a cookie notice)."""
+    if any(status[i] is None and _is_prose(u, hs) for i, u in enumerate(units)):
+        return []
+    title = next((i for i, u in enumerate(units) if u.kind == Kind.TITLE),
+                 next((i for i, u in enumerate(units) if u.tag == "h1"), None))
+    if title is None:
+        return []
+    return [i for i, u in enumerate(units[title + 1:], start=title + 1)
+            if readable[i] and status[i] == DropReason.BOILERPLATE and _is_prose(u, hs)]
+
+
 def heading_units(units: list[Unit], status: list, readable: list[bool]) -> list[int]:
     """Indices of readable headings the extractor dropped right before a unit it kept, or before such
     a heading (a section's heading over its subsection's): the headings of that text (extractors drop

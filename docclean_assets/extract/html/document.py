@@ -19,7 +19,8 @@ from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, main_container,
-                                                   heading_units, nested_article_units, page_body_units)
+                                                   heading_units, nested_article_units, page_body_units,
+                                                   prose_units)
 from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import (Unit, close_noscript_raw_text, key, markdown_table, place_streamed_slots,
                                               segment)
@@ -369,6 +370,7 @@ def _rescue(tree: LexborHTMLParser, units: list[Unit], status: list, readable: l
     """Make body what the extractor left out but the page holds as its own (meta.rescued says why)."""
     steps = []
     if method == "trafilatura" and not types & (DECLARED_ARTICLE_TYPES | PRODUCT_TYPES):
+        steps.append(("prose", lambda: prose_units(units, status, readable, hs)))  # a menu taken for the page
         steps.append(("page_body", lambda: page_body_units(units, status, readable, hs)))  # one section taken
     if method in ("trafilatura", "jsonld"):
         steps += [("heading", lambda: heading_units(units, status, readable)),
