@@ -91,12 +91,24 @@ def test_comments_under_an_article_stay_comments_and_a_declared_article_stays_on
     assert not posts_of(declared) and POSTS[0][2] not in body_text(declared)
 
 
+def test_a_declared_article_without_prose_is_a_link_post_whose_thread_is_the_content():
+    # a link aggregator's story page: its "article" is a title, a link and a byline over the thread
+    link = ['<a href="https://example.org/pumps">Why well pumps trip breakers</a> example.org',
+            "via ada 1 year ago | hardware | 3 comments"]
+    og = '<meta property="og:type" content="article">'
+    ex = extract_html(_post_under_comments(link, og), S)
+    assert ex.report.page_kind == "thread" and "link post" in ex.trace["page_kind"]
+    assert [b.text for b in posts_of(ex)] == [p[2] for p in POSTS]
+
+
 def test_page_kind_decides_on_declarations_first_then_on_the_words():
     assert page_kind(frozenset({"qapage"}), 500, 0, 0, 2.0).name == "thread"
     assert page_kind(frozenset(), 100, 199, 3, 2.0).name == "page"
     assert page_kind(frozenset(), 100, 200, 3, 2.0).name == "thread"
     assert page_kind(frozenset(), 100, 900, 1, 2.0).name == "page"  # one comment is no thread
     assert page_kind(frozenset({"blogposting"}), 100, 900, 5, 2.0).name == "article"
+    assert page_kind(frozenset({"blogposting"}), 100, 900, 5, 2.0, article_prose=False).name == "thread"
+    assert page_kind(frozenset({"blogposting"}), 500, 900, 5, 2.0, article_prose=False).name == "article"
     assert page_kind(frozenset({"product", "offer"}), 100, 0, 0, 2.0).name == "product"
     assert page_kind(frozenset({"collectionpage"}), 100, 0, 0, 2.0).name == "listing"
     assert page_kind(frozenset({"product"}), 100, 0, 0, 2.0, entries=True).name == "listing"

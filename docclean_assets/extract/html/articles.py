@@ -56,14 +56,14 @@ def prose_units(units: list[Unit], status: list, readable: list[bool], hs: HtmlS
     matches <title>) on a page where the extractor kept no prose: it took a strip of menus or links
     for the page, and the running text under the title is its content. Before the title sit the
     site's banner, its menus and notices (a network's blurb, a cookie notice)."""
-    if any(status[i] is None and _is_prose(u, hs) for i, u in enumerate(units)):
+    if any(status[i] is None and is_prose(u, hs) for i, u in enumerate(units)):
         return []
     title = next((i for i, u in enumerate(units) if u.kind == Kind.TITLE),
                  next((i for i, u in enumerate(units) if u.tag == "h1"), None))
     if title is None:
         return []
     return [i for i, u in enumerate(units[title + 1:], start=title + 1)
-            if readable[i] and status[i] == DropReason.BOILERPLATE and _is_prose(u, hs)]
+            if readable[i] and status[i] == DropReason.BOILERPLATE and is_prose(u, hs)]
 
 
 def heading_units(units: list[Unit], status: list, readable: list[bool]) -> list[int]:
@@ -87,7 +87,7 @@ def _signature(node) -> tuple[str, frozenset[str]] | None:
     return (node.tag, classes) if classes else None
 
 
-def _is_prose(u: Unit, hs: HtmlSettings) -> bool:
+def is_prose(u: Unit, hs: HtmlSettings) -> bool:
     """A paragraph of running text: long enough, a sentence, hardly any link text."""
     return (u.kind == Kind.PARAGRAPH and len(u.text.split()) >= hs.continuation_prose_min_words
             and u.link_chars <= hs.continuation_max_link_ratio * len(u.text) and bool(SENTENCE_END.search(u.text)))
@@ -109,7 +109,7 @@ def continuation_units(tree: LexborHTMLParser, units: list[Unit], status: list, 
     for i, u in enumerate(units):
         if len(u.path) > depth and u.path[depth] != main and top in u.path[:depth]:
             chunks.setdefault(u.path[depth], []).append(i)
-    if not any(status[i] == DropReason.BOILERPLATE and _is_prose(units[i], hs) for c in chunks.values() for i in c):
+    if not any(status[i] == DropReason.BOILERPLATE and is_prose(units[i], hs) for c in chunks.values() for i in c):
         return []
     wanted = {main, *chunks}
     sig = {n.mem_id: _signature(n) for n in tree.root.traverse() if n.mem_id in wanted}
@@ -121,7 +121,7 @@ def continuation_units(tree: LexborHTMLParser, units: list[Unit], status: list, 
             continue
         dropped = [i for i in idx if status[i] == DropReason.BOILERPLATE and not units[i].template
                    and not units[i].hidden]
-        prose = [i for i in dropped if _is_prose(units[i], hs)]
+        prose = [i for i in dropped if is_prose(units[i], hs)]
         if not prose or sum(len(units[i].text.split()) for i in prose) < hs.continuation_min_words:
             continue
         out += [i for i in dropped if prose[0] <= i <= prose[-1] and units[i].kind in _RESCUABLE

@@ -19,8 +19,8 @@ from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, main_container,
-                                                   heading_units, nested_article_units, page_body_units,
-                                                   prose_units)
+                                                   heading_units, is_prose, nested_article_units,
+                                                   page_body_units, prose_units)
 from docclean_assets.extract.html.comments import Comment, units_to_comments
 from docclean_assets.extract.html.dom import (Unit, close_noscript_raw_text, key, markdown_table, place_streamed_slots,
                                               segment)
@@ -402,12 +402,13 @@ def _cards_to_entries(units: list[Unit], status: list, types: frozenset[str], hs
 
 def _page_kind(types: frozenset[str], units: list[Unit], status: list, comments: list[Comment], entries: bool,
                hs: HtmlSettings) -> PageKind:
-    """The page's kind, from its declared types, the words of its article against its comments', and
-    whether its cards are its entries."""
+    """The page's kind, from its declared types, the words of its article against its comments', whether
+    its article has prose, and whether its cards are its entries."""
     article_words = sum(len(units[i].plain.split()) for i, st in enumerate(status) if st is None)
     replies = [c for c in comments if c.kind == "comment"]  # answers are an FAQ's or a declared Q&A's
     comment_words = sum(len(units[i].plain.split()) for c in replies for i in c.units)
-    return page_kind(types, article_words, comment_words, len(replies), hs.thread_min_comment_ratio, entries)
+    prose = any(st is None and is_prose(units[i], hs) for i, st in enumerate(status))
+    return page_kind(types, article_words, comment_words, len(replies), hs.thread_min_comment_ratio, entries, prose)
 
 
 def _comment_role(c: Comment, kind: PageKind, all_body: bool) -> str | None:

@@ -59,15 +59,19 @@ def lists_entries(types: frozenset[str], card_words: int, other_words: int, min_
 
 
 def page_kind(types: frozenset[str], article_words: int, comment_words: int, comments: int,
-              min_comment_ratio: float, entries: bool = False) -> PageKind:
+              min_comment_ratio: float, entries: bool = False, article_prose: bool = True) -> PageKind:
     """The page's kind: declared thread types first; then a page of at least two comments holding
-    `min_comment_ratio` times the article's words, unless it declares an article; then a page whose
-    cards are its entries (lists_entries); then declared products, listings and articles; else a page."""
+    `min_comment_ratio` times the article's words, unless it declares an article that has prose (a
+    declared article without a paragraph of running text is a link post: an aggregator's title, link
+    and byline over its thread); then a page whose cards are its entries (lists_entries); then declared
+    products, listings and articles; else a page."""
     if thread := sorted(types & THREAD_TYPES):
         return PageKind(THREAD, f"declares schema.org {thread[0]}")
     if (comments >= 2 and comment_words >= min_comment_ratio * max(article_words, 1)
-            and not types & DECLARED_ARTICLE_TYPES):
-        return PageKind(THREAD, f"{comments} comments hold {comment_words} words against the article's {article_words}")
+            and not (types & DECLARED_ARTICLE_TYPES and article_prose)):
+        link_post = " (its declared article has no prose: a link post)" if types & DECLARED_ARTICLE_TYPES else ""
+        return PageKind(THREAD, f"{comments} comments hold {comment_words} words against the article's "
+                                f"{article_words}{link_post}")
     if entries:
         return PageKind(LISTING, "its cards of links to other pages hold most of its words: they are its entries")
     for kind, declared in ((PRODUCT, PRODUCT_TYPES), (LISTING, LISTING_TYPES), (ARTICLE, DECLARED_ARTICLE_TYPES)):
