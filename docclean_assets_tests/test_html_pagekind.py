@@ -234,3 +234,48 @@ def test_the_page_kind_is_a_quality_report_column_and_counted_per_source(tmp_pat
              if m.asset_key.path == ["parsed_documents"]]
     table = mat.metadata["page_kinds"].value
     assert {r.data["page_kind"]: r.data["documents"] for r in table.records} == {"page": 1, "thread": 1}
+
+
+def _xf_post(author: str, date: str, text: str, extra_class: str = "") -> str:
+    """A post as a forum theme writes it: no comment class, the author's card as a schema.org Person."""
+    return (f'<article class="message message--post {extra_class}" data-author="{author}"><div class="message-inner">'
+            f'<section class="message-user" itemscope itemtype="https://schema.org/Person"><h4 class="message-name">'
+            f'<a itemprop="name">{author}</a></h4><h5 class="userTitle">Well digger</h5></section>'
+            f'<div class="message-main"><header class="message-attribution"><time datetime="{date}">{date[:10]}'
+            f'</time></header><div class="message-body"><div class="bbWrapper">{text}</div></div></div></div></article>'
+            '<div class="ad-slot">Advertisement</div>')
+
+
+def themed_forum_page(declare: bool = True) -> bytes:
+    ld = {"@context": "https://schema.org", "@type": "DiscussionForumPosting", "headline": "Pump trips breaker"}
+    head = f'<script type="application/ld+json">{json.dumps(ld)}</script>' if declare else ""
+    posts = "".join(_xf_post(*p, extra_class="is-unread" if i == 1 else "") for i, p in enumerate(POSTS))
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Pump trips breaker | Well Forum</title>
+    {head}</head><body><header><nav><a href="/">Forums</a></nav></header><main><h1>Pump trips breaker</h1>
+    <div class="block-body">{posts}</div></main><footer><p>Well Forum. All rights reserved.</p></footer>
+    </body></html>""".encode()
+
+
+def test_a_declared_thread_whose_markup_names_no_comment_has_its_posts_told_by_their_structure():
+    ex = extract_html(themed_forum_page(), S)
+    posts = posts_of(ex)
+    assert [b.text for b in posts] == [p[2] for p in POSTS]
+    assert [(b.get_meta("author"), b.get_meta("date")) for b in posts] == [p[:2] for p in POSTS]
+    assert "Well digger" not in body_text(ex) and ex.report.posts == 3  # the author's card is about the post
+
+
+def test_structural_posts_need_repeats_with_a_time_and_an_author_each():
+    from docclean_assets.extract.html.comments import structural_posts
+
+    def found(html: str, repeats: int = 3) -> int:
+        root = LexborHTMLParser(f"<html><body><div>{html}</div></body></html>").body
+        return len(structural_posts(root, repeats, 10))
+
+    post = '<div class="post"><span class="username">ada</span><time>2024-03-01</time><p>Text</p></div>'
+    assert found(post * 3) == 3
+    assert found(post * 2) == 0  # a question and one reply: too few to tell from a page's parts
+    assert found(post * 2 + post.replace('<span class="username">ada</span>', "")) == 0  # one without author
+    assert found(post * 3 + '<div class="post"><p>no date</p></div>') == 3  # a post needs its time
+    # the same markup on a page that declares no thread is left to the comment rules
+    ex = extract_html(themed_forum_page(declare=False), S)
+    assert ex.report.posts == 0 and ex.report.page_kind != "thread"

@@ -32,6 +32,7 @@ _META_WORDS = frozenset({"author", "meta", "metadata", "reply", "vcard", "avatar
                          "footer", "header", "permalink", "votes", "vote", "like", "likes", "share", "byline",
                          "user", "username", "edit", "links", "name", "nick", "rating", "score"})
 _AUTHOR_SEL = '[itemprop="author"], .fn, .comment-author, .comment_author, .author, cite, .username'
+_POST_AUTHOR_SEL = f'{_AUTHOR_SEL}, [itemtype*="schema.org/Person" i], [data-author]'
 _DATE_SEL = ('time, [itemprop="dateCreated"], [itemprop="datePublished"], .comment-date, .comment_date, '
              '.comment-metadata, .comment-time, .date')
 # "Daniel Lemire says:", "Anna sagt:"; a match starts only where a run of spaces starts (linear)
@@ -82,9 +83,9 @@ _TEXT_WORDS = frozenset({"body", "content", "text", "message"})
 
 
 def _is_meta(node: LexborNode) -> bool:
-    """Whether an element inside a comment is about it (author, date, reply link): a footer or
-    header, or a class/id token with a meta word and no word of the comment's text."""
-    if node.tag in ("footer", "header"):
+    """Whether an element inside a comment is about it (author, date, reply link): a footer, a header
+    or a schema.org Person, or a class/id token with a meta word and no word of the comment's text."""
+    if node.tag in ("footer", "header") or _itemtype(node) == "person":  # a Person: the author's card
         return True
     tokens = _tokens(node)
     if any(_CONTENT.match(t) for t in tokens):
@@ -118,7 +119,8 @@ def _own(node: LexborNode, item: LexborNode, items: set[int]) -> bool:
 
 
 def _author(item: LexborNode, items: set[int]) -> str:
-    """The comment's author name (schema.org name, hCard fn, author/username classes)."""
+    """The comment's author name (schema.org author, hCard fn, author/username classes; else the
+    element's data-author, else the name of a schema.org Person in it)."""
     for n in item.css(_AUTHOR_SEL):
         if not _own(n, item, items):
             continue
@@ -126,6 +128,11 @@ def _author(item: LexborNode, items: set[int]) -> str:
         text = _first_line((name or n).text(separator="\n") or "", _AUTHOR_MAX_CHARS)
         text = _SAYS.sub("", text) if " " in text else text
         if text:
+            return text
+    if (named := (item.attributes.get("data-author") or "").strip()):
+        return _first_line(named, _AUTHOR_MAX_CHARS)
+    for n in item.css('[itemtype*="schema.org/Person" i] [itemprop="name"]'):
+        if _own(n, item, items) and (text := _first_line(n.text(separator="\n") or "", _AUTHOR_MAX_CHARS)):
             return text
     return ""
 
@@ -145,13 +152,9 @@ def _cid(item: LexborNode) -> str:
     return (attrs.get("id") or attrs.get("data-comment-id") or attrs.get("data-id") or "").strip()
 
 
-def dom_to_comments(tree: LexborHTMLParser, units: list[Unit]) -> list[Comment]:
-    """Comments marked up as such: an element with a comment class/id inside a comment section,
-    or carrying an author or date of its own, or schema.org Comment microdata. Each unit belongs to
-    its innermost comment; units of its author line, date and reply links are not its text."""
-    root = tree.body or tree.root
-    if root is None:
-        return []
+def _marked_items(root: LexborNode) -> dict[int, LexborNode]:
+    """Elements marked up as comments: a comment class/id inside a comment section, or carrying an
+    author and a date of its own, or schema.org Comment microdata."""
     marked = root.css(_MARKED)  # in C: only elements that can be a section or a comment
     sections = {n.mem_id for n in marked if _is_section(n)}
     candidates = [n for n in marked if _is_item(n)]
@@ -167,6 +170,41 @@ def dom_to_comments(tree: LexborHTMLParser, units: list[Unit]) -> list[Comment]:
         # outside a comment section a "comment" class alone is too weak (opinion-piece teasers)
         if in_section or _itemtype(n) in _COMMENT_TYPES or (_author(n, ids) and _date(n, ids)):
             items[n.mem_id] = n
+    return items
+
+
+def structural_posts(root: LexborNode, min_repeats: int, max_levels: int) -> dict[int, LexborNode]:
+    """A thread's posts told by their structure where the markup names no comment: the largest set
+    of at least `min_repeats` elements of one tag and first class under one parent, each holding a
+    <time> at most `max_levels` levels below it and an author (any of them: a forum theme's classes)."""
+    groups: dict[tuple[int, str, str], dict[int, LexborNode]] = {}
+    for t in root.css("time"):
+        node = t.parent
+        for _ in range(max_levels):
+            if node is None or node.parent is None or node.mem_id == root.mem_id:
+                break
+            first_class = next(iter((node.attributes.get("class") or "").split()), "")
+            groups.setdefault((node.parent.mem_id, node.tag or "", first_class), {})[node.mem_id] = node
+            node = node.parent
+    best: dict[int, LexborNode] = {}
+    for members in groups.values():
+        if len(members) >= max(min_repeats, len(best) + 1) and all(
+                n.attributes.get("data-author") is not None or n.css_first(_POST_AUTHOR_SEL) is not None
+                for n in members.values()):
+            best = members
+    return best
+
+
+def dom_to_comments(tree: LexborHTMLParser, units: list[Unit], posts: tuple[int, int] | None = None) -> list[Comment]:
+    """Comments marked up as such (_marked_items); on a declared thread whose markup names none, its
+    posts told by their structure (`posts`: structural_posts' min_repeats and max_levels). Each unit
+    belongs to its innermost comment; units of its author line, date and reply links are not its text."""
+    root = tree.body or tree.root
+    if root is None:
+        return []
+    items = _marked_items(root)
+    if not items and posts is not None:
+        items = structural_posts(root, *posts)
     if not items:
         return []
     item_ids = set(items)
@@ -241,12 +279,13 @@ def jsonld_comments(scripts: list[Any], max_depth: int) -> list[tuple[str, str, 
 
 
 def units_to_comments(tree: LexborHTMLParser, units: list[Unit], scripts: list[Any], hs: HtmlSettings,
-                      report: DocReport | None = None) -> list[Comment]:
-    """The page's comments in document order: from the markup, plus units whose text is a JSON-LD
+                      report: DocReport | None = None, thread: bool = False) -> list[Comment]:
+    """The page's comments in document order: from the markup (on a declared `thread`, from its
+    structure where the markup names none), plus units whose text is a JSON-LD
     Comment's text (at least `comment_jsonld_min_chars` letters and digits) where the markup does not
     say so. The search for those spends at most `match_max_steps` steps (flag `alignment_budget` when
     cut short)."""
-    comments = dom_to_comments(tree, units)
+    comments = dom_to_comments(tree, units, (hs.post_min_repeats, hs.post_max_levels) if thread else None)
     taken = {i for c in comments for i in c.units}
     found = jsonld_comments(scripts, hs.jsonld_max_depth)
     min_chars, max_steps = hs.comment_jsonld_min_chars, hs.match_max_steps

@@ -26,8 +26,8 @@ from docclean_assets.extract.html.dom import (Unit, close_noscript_raw_text, key
                                               segment)
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
-from docclean_assets.extract.html.pagekind import (DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, THREAD, PageKind,
-                                                   declared_types, lists_entries, page_kind)
+from docclean_assets.extract.html.pagekind import (DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, THREAD, THREAD_TYPES,
+                                                   PageKind, declared_types, lists_entries, page_kind)
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
@@ -277,7 +277,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
             status[i] = DropReason.SELECTOR_DROP
     trace["method"] = method
     report.method = method
-    comments = _route_comments(tree, scripts, units, status, hs, report)
+    comments = _route_comments(tree, scripts, units, status, hs, report, bool(types & THREAD_TYPES))
     page = _page_kind(types, units, status, comments, entries, hs)
     report.page_kind, trace["page_kind"] = page.name, page.reason
     for i in nested_article_units(tree, units, status, hs):  # comments are routed already
@@ -349,10 +349,11 @@ def _without_soft_hyphens(b: Block) -> Block:
 
 
 def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list,
-                    hs: HtmlSettings, report: DocReport) -> list[Comment]:
-    """Mark the units of comments and answers (status `_COMMENT`); the rest of a comment (author
-    line, date, reply link) is boilerplate even where the extractor kept it."""
-    found = units_to_comments(tree, units, scripts, hs, report)
+                    hs: HtmlSettings, report: DocReport, thread: bool) -> list[Comment]:
+    """Mark the units of comments and answers (status `_COMMENT`; on a declared `thread`, posts told
+    by their structure too); the rest of a comment (author line, date, reply link) is boilerplate
+    even where the extractor kept it."""
+    found = units_to_comments(tree, units, scripts, hs, report, thread)
     comments = [c for c in found if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
     items = {c.node_id for c in comments if c.node_id}
     for i, u in enumerate(units):

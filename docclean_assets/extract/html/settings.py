@@ -73,6 +73,13 @@ class HtmlSettings:
     # this many characters: shorter ones ("Reply", a name) recur in any thread. Same scale as
     # match_min_chars.
     comment_jsonld_min_chars: int = 25
+    # A page that declares a thread (DiscussionForumPosting, QAPage) but whose markup names no comment
+    # has posts told by their structure: at least post_min_repeats elements of one tag and first class
+    # under one parent, each holding a <time> at most post_max_levels levels below it and an author.
+    # Three is a question and two replies; XenForo's and phpBB's posts sit 5-8 levels above their
+    # <time> (the WCXB dev sample's forums, and those projects' default templates).
+    post_min_repeats: int = 3
+    post_max_levels: int = 10
     # A page that declares neither an article nor a thread is a thread (its comments are its posts,
     # kept as body) when it has at least two reader comments holding this many words per word of the
     # article the extractor found (in a thread, its first post). Articles with comments in
