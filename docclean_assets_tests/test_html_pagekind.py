@@ -279,3 +279,44 @@ def test_structural_posts_need_repeats_with_a_time_and_an_author_each():
     # the same markup on a page that declares no thread is left to the comment rules
     ex = extract_html(themed_forum_page(declare=False), S)
     assert ex.report.posts == 0 and ex.report.page_kind != "thread"
+
+
+REVIEWS = ["Fits a full day of gear and the hip belt carries the weight well on long climbs, five stars from me.",
+           "The side pockets are too shallow for a litre bottle, which fell out twice on my first hike with it.",
+           "Bought a second one for my partner after a season of use: the zips and the fabric still look new."]
+
+
+def product_page(declared: str = "Product") -> bytes:
+    ld = {"@context": "https://schema.org", "@type": declared, "name": "Trail 25 pack"}
+    reviews = "".join(f'<div class="individual-review"><div class="individual-review__name">hiker{i}</div>'
+                      f'<p class="individual-review__text">{r}</p></div>' for i, r in enumerate(REVIEWS))
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Trail 25 pack</title>
+    <script type="application/ld+json">{json.dumps(ld)}</script></head><body><main><h1>Trail 25 pack</h1>
+    <p>{PARAS[0]}</p><p>{PARAS[1]}</p><section class="reviews"><h2>Reviews</h2>{reviews}</section></main>
+    </body></html>""".encode()
+
+
+def test_a_product_pages_customer_reviews_are_kept_apart_like_reader_comments():
+    ex = extract_html(product_page(), S)
+    reviews = [b for b in ex.blocks if b.get_meta("comment_kind") == "review"]
+    assert [b.kind for b in reviews] == [Kind.COMMENT] * 3 and all(r in b.text for r, b in zip(REVIEWS, reviews))
+    assert not any(r in body_text(ex) for r in REVIEWS) and PARAS[0] in body_text(ex)
+    assert ex.report.page_kind == "product" and ex.report.reader_comments == 3  # never a thread by their words
+    # an article declaring itself keeps its text as the extractor decided: no review is taken out
+    article = extract_html(product_page("Article"), S)
+    assert not [b for b in article.blocks if b.get_meta("comment_kind") == "review"]
+
+
+def test_review_items_are_named_reviews_and_come_in_lists():
+    from docclean_assets.extract.html.comments import review_items
+
+    def found(html: str) -> int:
+        return len(review_items(LexborHTMLParser(f"<html><body><div>{html}</div></body></html>").body, 2))
+
+    assert found('<div class="customer-review">a</div>' * 2) == 2
+    assert found('<li class="reviews__review">a</li><li class="reviews__review">b</li>') == 2
+    assert found('<div itemtype="https://schema.org/Review">a</div>' * 2) == 2
+    assert found('<div class="customerReview">a</div>' * 2) == 2  # camelCase words
+    assert found('<div class="review-text">a</div>' * 2) == 0  # a review's part, not a review
+    assert found('<div class="customer-review">a</div>') == 0  # one alone: a link or a widget
+    assert found('<div class="customer-review">a</div><p class="customer-review">b</p>') == 0  # two tags

@@ -49,7 +49,7 @@ class Comment:
     """One reader comment: where it is in the DOM and what the markup says about it."""
 
     node_id: int  # mem_id of the comment element (0 for a JSON-LD comment)
-    kind: str = "comment"  # comment | answer (schema.org Answer: a Q&A thread's post or an FAQ's answer)
+    kind: str = "comment"  # comment | answer (schema.org Answer: a Q&A thread's post or an FAQ's answer) | review
     author: str = ""
     date: str = ""
     cid: str = ""
@@ -195,16 +195,41 @@ def structural_posts(root: LexborNode, min_repeats: int, max_levels: int) -> dic
     return best
 
 
-def dom_to_comments(tree: LexborHTMLParser, units: list[Unit], posts: tuple[int, int] | None = None) -> list[Comment]:
+_CAMEL = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _names_review(node: LexborNode) -> bool:
+    """Whether the element is a review: schema.org Review microdata, or a class/id token whose last
+    word is "review" ("individual-review", "customer-review", "reviews__review"; not "review-text")."""
+    if _itemtype(node) == "review":
+        return True
+    return any((words := [w for w in _CAMEL.split(t) if w]) and words[-1].lower() == "review" for t in _tokens(node))
+
+
+def review_items(root: LexborNode, min_repeats: int) -> dict[int, LexborNode]:
+    """A product page's customer reviews: elements named reviews (_names_review), at least
+    `min_repeats` of one tag under one parent (a lone "review" element is a link or a widget)."""
+    groups: dict[tuple[int, str], dict[int, LexborNode]] = {}
+    for n in root.css('[class*="review" i], [id*="review" i], [itemtype*="review" i]'):
+        if n.parent is not None and _names_review(n):
+            groups.setdefault((n.parent.mem_id, n.tag or ""), {})[n.mem_id] = n
+    return {mid: n for group in groups.values() if len(group) >= min_repeats for mid, n in group.items()}
+
+
+def dom_to_comments(tree: LexborHTMLParser, units: list[Unit], posts: tuple[int, int] | None = None,
+                    reviews: int | None = None) -> list[Comment]:
     """Comments marked up as such (_marked_items); on a declared thread whose markup names none, its
-    posts told by their structure (`posts`: structural_posts' min_repeats and max_levels). Each unit
-    belongs to its innermost comment; units of its author line, date and reply links are not its text."""
+    posts told by their structure (`posts`: structural_posts' min_repeats and max_levels); on a
+    product page, its customer reviews (`reviews`: review_items' min_repeats). Each unit belongs to
+    its innermost comment; units of its author line, date and reply links are not its text."""
     root = tree.body or tree.root
     if root is None:
         return []
     items = _marked_items(root)
     if not items and posts is not None:
         items = structural_posts(root, *posts)
+    if reviews is not None:
+        items.update(review_items(root, reviews))
     if not items:
         return []
     item_ids = set(items)
@@ -240,8 +265,10 @@ def dom_to_comments(tree: LexborHTMLParser, units: list[Unit], posts: tuple[int,
 
 
 def _item_kind(item: LexborNode) -> str:
-    """answer for a schema.org Answer element, else comment."""
-    return "answer" if _itemtype(item) == "answer" else "comment"
+    """answer for a schema.org Answer element, review for a review, else comment."""
+    if _itemtype(item) == "answer":
+        return "answer"
+    return "review" if _names_review(item) else "comment"
 
 
 def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, LexborNode]) -> str:
@@ -279,13 +306,14 @@ def jsonld_comments(scripts: list[Any], max_depth: int) -> list[tuple[str, str, 
 
 
 def units_to_comments(tree: LexborHTMLParser, units: list[Unit], scripts: list[Any], hs: HtmlSettings,
-                      report: DocReport | None = None, thread: bool = False) -> list[Comment]:
+                      report: DocReport | None = None, thread: bool = False, product: bool = False) -> list[Comment]:
     """The page's comments in document order: from the markup (on a declared `thread`, from its
-    structure where the markup names none), plus units whose text is a JSON-LD
+    structure where the markup names none; on a `product` page, its reviews), plus units whose text is a JSON-LD
     Comment's text (at least `comment_jsonld_min_chars` letters and digits) where the markup does not
     say so. The search for those spends at most `match_max_steps` steps (flag `alignment_budget` when
     cut short)."""
-    comments = dom_to_comments(tree, units, (hs.post_min_repeats, hs.post_max_levels) if thread else None)
+    comments = dom_to_comments(tree, units, (hs.post_min_repeats, hs.post_max_levels) if thread else None,
+                               hs.review_min_repeats if product else None)
     taken = {i for c in comments for i in c.units}
     found = jsonld_comments(scripts, hs.jsonld_max_depth)
     min_chars, max_steps = hs.comment_jsonld_min_chars, hs.match_max_steps

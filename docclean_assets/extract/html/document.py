@@ -277,7 +277,7 @@ def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None
             status[i] = DropReason.SELECTOR_DROP
     trace["method"] = method
     report.method = method
-    comments = _route_comments(tree, scripts, units, status, hs, report, bool(types & THREAD_TYPES))
+    comments = _route_comments(tree, scripts, units, status, hs, report, types)
     page = _page_kind(types, units, status, comments, entries, hs)
     report.page_kind, trace["page_kind"] = page.name, page.reason
     for i in nested_article_units(tree, units, status, hs):  # comments are routed already
@@ -349,11 +349,12 @@ def _without_soft_hyphens(b: Block) -> Block:
 
 
 def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list,
-                    hs: HtmlSettings, report: DocReport, thread: bool) -> list[Comment]:
-    """Mark the units of comments and answers (status `_COMMENT`; on a declared `thread`, posts told
-    by their structure too); the rest of a comment (author line, date, reply link) is boilerplate
-    even where the extractor kept it."""
-    found = units_to_comments(tree, units, scripts, hs, report, thread)
+                    hs: HtmlSettings, report: DocReport, types: frozenset[str]) -> list[Comment]:
+    """Mark the units of comments and answers (status `_COMMENT`; on a declared thread, posts told
+    by their structure too; on a declared product, its reviews); the rest of a comment (author line,
+    date, reply link) is boilerplate even where the extractor kept it."""
+    product = bool(types & PRODUCT_TYPES) and not types & DECLARED_ARTICLE_TYPES
+    found = units_to_comments(tree, units, scripts, hs, report, bool(types & THREAD_TYPES), product)
     comments = [c for c in found if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
     items = {c.node_id for c in comments if c.node_id}
     for i, u in enumerate(units):
@@ -424,7 +425,8 @@ def _comment_role(c: Comment, kind: PageKind, all_body: bool) -> str | None:
 
 def _comment_block(c: Comment, units: list[Unit], role: str | None) -> Block:
     """One comment as one block: kind 'comment', or a body paragraph with its role."""
-    meta = [("author", c.author), ("date", c.date), ("comment_id", c.cid), ("reply_to", c.reply_to)]
+    meta = [("author", c.author), ("date", c.date), ("comment_id", c.cid), ("reply_to", c.reply_to),
+            ("comment_kind", c.kind if c.kind == "review" else "")]
     meta = [(k, v) for k, v in meta if v] + [("method", "comments")]
     return Block(kind=str(Kind.PARAGRAPH if role else Kind.COMMENT), text="\n\n".join(units[i].text for i in c.units),
                  meta=tuple(meta + ([("role", role)] if role else [])))

@@ -80,6 +80,11 @@ class HtmlSettings:
     # <time> (the WCXB dev sample's forums, and those projects' default templates).
     post_min_repeats: int = 3
     post_max_levels: int = 10
+    # A page that declares a product keeps its customer reviews apart from its body, as an article
+    # keeps its reader comments: elements whose class or id names a review (its last word "review")
+    # or schema.org Review microdata, at least review_min_repeats of one tag under one parent. Two:
+    # a product page shows its reviews as a list; one such element alone is a link or a widget.
+    review_min_repeats: int = 2
     # A page that declares neither an article nor a thread is a thread (its comments are its posts,
     # kept as body) when it has at least two reader comments holding this many words per word of the
     # article the extractor found (in a thread, its first post). Articles with comments in
