@@ -340,6 +340,27 @@ def test_a_carousels_cells_are_shown_but_a_lone_aria_hidden_block_is_hidden():
     assert all(hidden[f"Styled away {i}"] for i in range(3))
 
 
+def test_an_accordions_collapsed_answers_are_read_but_hidden_modals_are_not():
+    """A panel hidden by an inline style inside one of 3+ sibling items of one tag and class is an
+    accordion's collapsed answer (its script sets the style on click); hidden elements side by side
+    under one parent (closed modals) and a lone collapsed item stay hidden."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from docclean_assets.extract.html.dom import segment
+
+    faq = [("What does the plan cover?", "Accidents and illnesses, from the first day of the policy"),
+           ("How much does it cost?", "Between twenty and sixty a month, by the age of the pet"),
+           ("Can I cancel?", "At any time, with a refund of the months not yet started")]
+    items = "".join(f'<div class="faq-item"><div class="q">{q}</div><div class="a" style="height:0; '
+                    f'visibility: hidden"><p>{a}</p></div></div>' for q, a in faq)
+    modals = "".join(f'<div class="modal" style="display:none"><p>Modal number {i}</p></div>' for i in range(3))
+    lone = '<div class="faq-other"><div class="q">Who are we?</div><div style="display:none"><p>A lone panel</p></div></div>'
+    page = f'<html><body><main><div class="faq">{items}</div>{lone}</main>{modals}</body></html>'
+    hidden = {u.text: u.hidden for u in segment(LexborHTMLParser(page))}
+    assert [hidden[a] for _q, a in faq] == [False] * 3
+    assert all(hidden[f"Modal number {i}"] for i in range(3)) and hidden["A lone panel"]
+
+
 def test_an_unclosed_iframe_in_a_noscript_does_not_swallow_the_page():
     """A tag manager's `<noscript><iframe ... /></noscript>`: read as markup (no scripts run here) the
     iframe's raw text would run to the end of the page; it is closed where its noscript ends, and a

@@ -260,7 +260,7 @@ class Segmenter:
         self.hs = hs
         self.heading_ids = heading_ids
         self.revealed_panels = revealed_panels  # ids of hidden panels a control opens (revealed_panels())
-        self.slides = slides  # mem_ids of a carousel's cells, hidden by aria-hidden alone (carousel_slides())
+        self.slides = slides  # mem_ids a script shows: carousel_slides(), accordion_panels()
         self.in_template = in_template  # segmenting a <template>'s content (one level: no nested ones)
         self.layout_cell_chars = hs.layout_cell_chars
         self.max_colspan = hs.table_max_colspan
@@ -436,7 +436,8 @@ def segment(tree: LexborHTMLParser, boundaries: frozenset[int] = frozenset(), hs
         return []
     hs = hs or HtmlSettings()
     return Segmenter(boundaries, hs, heading_ids(tree), revealed_panels=revealed_panels(tree),
-                     slides=carousel_slides(tree, hs.carousel_min_cells)).run(root)
+                     slides=carousel_slides(tree, hs.carousel_min_cells)
+                     | accordion_panels(tree, hs.accordion_min_items)).run(root)
 
 
 _CONTROLS = ("button[aria-controls], a[aria-controls], summary[aria-controls], [role=button][aria-controls], "
@@ -470,6 +471,22 @@ def carousel_slides(tree: LexborHTMLParser, min_cells: int) -> frozenset[int]:
                 and not _style_hides(attrs)):
             candidates.append((node.mem_id, shape))
     return frozenset(mid for mid, shape in candidates if shapes[shape] >= min_cells)
+
+
+def accordion_panels(tree: LexborHTMLParser, min_items: int) -> frozenset[int]:
+    """mem_ids of an accordion's collapsed panels: elements hidden by an inline style, each inside
+    one of at least `min_items` sibling items of one tag and class (a question and its answer per
+    item, opened by a script on click). A lone hidden element (a closed modal) stays hidden."""
+    items: dict[tuple[int, str | None, str], set[int]] = {}  # shape of the items -> the items
+    candidates = []
+    for node in tree.css('[style*="hidden" i], [style*="none" i]'):
+        item = node.parent
+        if item is None or item.parent is None or not _style_hides(node.attributes):
+            continue
+        shape = (item.parent.mem_id, item.tag, item.attributes.get("class") or "")
+        items.setdefault(shape, set()).add(item.mem_id)
+        candidates.append((node.mem_id, shape))
+    return frozenset(mid for mid, shape in candidates if len(items[shape]) >= min_items)
 
 
 # elements whose content the parser reads as raw text up to their own end tag

@@ -188,6 +188,12 @@ class HtmlSettings:
     # screen readers and shows them in turn), not hidden. Three, as teaser_min_cards: a lone
     # aria-hidden block is a closed modal or menu. On the WCXB sample a home listing's 204 cells.
     carousel_min_cells: int = 3
+    # An element hidden by an inline style inside one of at least this many sibling items of one tag
+    # and class is an accordion's collapsed panel (a question and its answer per item; the script
+    # sets the style on click), not hidden. Three, as carousel_min_cells: a lone hidden element or
+    # hidden elements side by side under one parent (closed modals) stay hidden. On the WCXB sample
+    # a service page's FAQ of 12 collapsed answers.
+    accordion_min_items: int = 3
     code_wrapper_max_levels: int = 3
 
     def __post_init__(self) -> None:
