@@ -305,6 +305,11 @@ def test_a_product_pages_customer_reviews_are_kept_apart_like_reader_comments():
     # an article declaring itself keeps its text as the extractor decided: no review is taken out
     article = extract_html(product_page("Article"), S)
     assert not [b for b in article.blocks if b.get_meta("comment_kind") == "review"]
+    # under an article, comments whose class also says "review" are reader comments, not reviews
+    thread = "".join(f'<li class="comment user-review"><p class="comment-content">{r}</p></li>' for r in REVIEWS)
+    page = product_page("Article").replace(b'<section class="reviews">', f'<ol id="comments">{thread}</ol><section>'.encode())
+    kinds = [b.get_meta("comment_kind") for b in extract_html(page, S).blocks if b.kind == Kind.COMMENT]
+    assert kinds == [None] * 3
 
 
 def test_review_items_are_named_reviews_and_come_in_lists():

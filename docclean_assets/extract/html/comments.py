@@ -228,8 +228,11 @@ def dom_to_comments(tree: LexborHTMLParser, units: list[Unit], posts: tuple[int,
     items = _marked_items(root)
     if not items and posts is not None:
         items = structural_posts(root, *posts)
+    review_ids: set[int] = set()
     if reviews is not None:
-        items.update(review_items(root, reviews))
+        found = review_items(root, reviews)
+        items.update(found)
+        review_ids = set(found)
     if not items:
         return []
     item_ids = set(items)
@@ -258,17 +261,16 @@ def dom_to_comments(tree: LexborHTMLParser, units: list[Unit], posts: tuple[int,
         c = comments.get(owner)
         if c is None:
             item = items[owner]
-            c = comments[owner] = Comment(owner, _item_kind(item), _author(item, item_ids), _date(item, item_ids),
+            kind = "review" if owner in review_ids else _item_kind(item)
+            c = comments[owner] = Comment(owner, kind, _author(item, item_ids), _date(item, item_ids),
                                           _cid(item), _parent_id(item, u.path[:u.path.index(owner)], items))
         c.units.append(i)
     return [c for c in comments.values() if c.units]
 
 
 def _item_kind(item: LexborNode) -> str:
-    """answer for a schema.org Answer element, review for a review, else comment."""
-    if _itemtype(item) == "answer":
-        return "answer"
-    return "review" if _names_review(item) else "comment"
+    """answer for a schema.org Answer element, else comment."""
+    return "answer" if _itemtype(item) == "answer" else "comment"
 
 
 def _parent_id(item: LexborNode, ancestors: tuple[int, ...], items: dict[int, LexborNode]) -> str:
