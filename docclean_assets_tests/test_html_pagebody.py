@@ -65,6 +65,11 @@ def test_a_page_of_sections_keeps_its_container_when_the_extractor_took_a_corner
     body = _body(_page(JSONLD_ARTICLE))
     assert [p in body for _h, p in SECTIONS] == [True, False, False, True]
     assert body.get(SECTIONS[-1][0]) == "heading" and SECTIONS[1][0] not in body
+    # an Open Graph og:type article alone (set by content systems on every page) is no such declaration
+    ex = extract_document(_page('<meta property="og:type" content="article">'), "html")
+    body = {b.text: b.get_meta("rescued") for b in ex.blocks if b.drop_reason is None}
+    assert [body.get(p) for _h, p in SECTIONS] == [None, "page_body", "page_body", None]
+    assert ex.report.page_kind == "article" and "Open Graph" in ex.trace["page_kind"]
 
 
 def _units(words: list[int], paths: list[tuple[int, ...]], kinds: list[str] | None = None) -> list[Unit]:

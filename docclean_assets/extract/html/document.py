@@ -26,8 +26,9 @@ from docclean_assets.extract.html.dom import (Unit, close_noscript_raw_text, key
                                               segment)
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
 from docclean_assets.extract.html.lede import units_to_standfirst
-from docclean_assets.extract.html.pagekind import (DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, THREAD, THREAD_TYPES,
-                                                   PageKind, declared_types, lists_entries, page_kind)
+from docclean_assets.extract.html.pagekind import (DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, SCHEMA_ARTICLE_TYPES,
+                                                   THREAD, THREAD_TYPES, PageKind, declared_types, lists_entries,
+                                                   page_kind)
 from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
 from docclean_assets.extract.html.match import Matcher, Seg, segments
 from docclean_assets.extract.guard import check_html_depth
@@ -371,7 +372,8 @@ def _rescue(tree: LexborHTMLParser, units: list[Unit], status: list, readable: l
             types: frozenset[str], hs: HtmlSettings) -> None:
     """Make body what the extractor left out but the page holds as its own (meta.rescued says why)."""
     steps = []
-    if method == "trafilatura" and not types & (DECLARED_ARTICLE_TYPES | PRODUCT_TYPES):
+    # an og:type of article alone does not make the page an article here (pagekind.OG_ARTICLE)
+    if method == "trafilatura" and not types & (SCHEMA_ARTICLE_TYPES | PRODUCT_TYPES):
         steps.append(("prose", lambda: prose_units(units, status, readable, hs)))  # a menu taken for the page
         steps.append(("page_body", lambda: page_body_units(units, status, readable, hs)))  # one section taken
     if method in ("trafilatura", "jsonld"):

@@ -16,12 +16,17 @@ from docclean_assets.extract.html.jsonld import json_nodes
 
 # schema.org types that make the page a thread: its posts are the content
 THREAD_TYPES = frozenset({"discussionforumposting", "qapage"})
+# An Open Graph og:type of article or product, kept apart from schema.org's types: a content system
+# often sets og:type article on every page of a site (category archives, listings), where a
+# schema.org type is written for the page it describes.
+OG_ARTICLE, OG_PRODUCT = "og:article", "og:product"
 # schema.org types that declare an article (the page's own text, comments under it stay comments)
-DECLARED_ARTICLE_TYPES = frozenset({"article", "newsarticle", "blogposting", "report", "scholarlyarticle",
-                                    "techarticle", "reportagenewsarticle", "analysisnewsarticle",
-                                    "opinionnewsarticle", "reviewnewsarticle", "backgroundnewsarticle",
-                                    "liveblogposting"})
-PRODUCT_TYPES = frozenset({"product", "productgroup", "productmodel", "individualproduct"})
+SCHEMA_ARTICLE_TYPES = frozenset({"article", "newsarticle", "blogposting", "report", "scholarlyarticle",
+                                  "techarticle", "reportagenewsarticle", "analysisnewsarticle",
+                                  "opinionnewsarticle", "reviewnewsarticle", "backgroundnewsarticle",
+                                  "liveblogposting"})
+DECLARED_ARTICLE_TYPES = SCHEMA_ARTICLE_TYPES | {OG_ARTICLE}
+PRODUCT_TYPES = frozenset({"product", "productgroup", "productmodel", "individualproduct", OG_PRODUCT})
 LISTING_TYPES = frozenset({"collectionpage", "searchresultspage"})
 THREAD, ARTICLE, PRODUCT, LISTING, PAGE = "thread", "article", "product", "listing", "page"
 
@@ -36,7 +41,8 @@ class PageKind:
 
 def declared_types(tree: LexborHTMLParser, scripts: list[Any], max_depth: int) -> frozenset[str]:
     """schema.org types the page declares, lowercased without their vocabulary URL: every JSON-LD
-    node's @type, every microdata itemtype, and an Open Graph og:type of article or product."""
+    node's @type, every microdata itemtype; and an Open Graph og:type of article or product, as
+    OG_ARTICLE or OG_PRODUCT."""
     found: set[str] = set()
     for node in json_nodes(scripts, max_depth):
         t = node.get("@type", "")
@@ -45,8 +51,8 @@ def declared_types(tree: LexborHTMLParser, scripts: list[Any], max_depth: int) -
         found.update(v.rsplit("/", 1)[-1].lower() for v in (node.attributes.get("itemtype") or "").split())
     og = tree.css_first('meta[property="og:type"], meta[name="og:type"]')
     og_type = ((og.attributes.get("content") or "") if og is not None else "").strip().lower()
-    if og_type in ("article", "product"):  # Open Graph's own kinds, as schema.org names them
-        found.add(og_type)
+    if og_type in ("article", "product"):
+        found.add(OG_ARTICLE if og_type == "article" else OG_PRODUCT)
     return frozenset(found)
 
 
@@ -75,6 +81,7 @@ def page_kind(types: frozenset[str], article_words: int, comment_words: int, com
     if entries:
         return PageKind(LISTING, "its cards of links to other pages hold most of its words: they are its entries")
     for kind, declared in ((PRODUCT, PRODUCT_TYPES), (LISTING, LISTING_TYPES), (ARTICLE, DECLARED_ARTICLE_TYPES)):
-        if found := sorted(types & declared):
-            return PageKind(kind, f"declares schema.org {found[0]}")
+        if found := sorted(types & declared, key=lambda t: (t.startswith("og:"), t)):
+            said = f"Open Graph og:type {found[0][3:]}" if found[0].startswith("og:") else f"schema.org {found[0]}"
+            return PageKind(kind, f"declares {said}")
     return PageKind(PAGE, "declares no kind")
