@@ -125,9 +125,9 @@ def chunk_source(store: Store, source: str, s: ChunkSettings) -> ChunkStats:
 def _commit(store: Store, source: str, rows: list[dict], index: list[dict], replaced: list[str],
             stats: ChunkStats, last: bool = False) -> None:
     """One batch of documents' chunks, with their index rows, as one pair commit (an empty one only as
-    the run's `last` on a partition never committed: a source with no documents is an empty partition)."""
-    if not index and not replaced and (not last or stats.batches or stats.unchanged
-                                       or store.snapshot("chunks", source) is not None):
+    the run's `last` when Store.owes_empty_commit)."""
+    wrote = bool(stats.batches or stats.unchanged)
+    if not index and not replaced and not (last and store.owes_empty_commit("chunks", source, wrote)):
         return
     data = pa.Table.from_pylist(rows, schema=CHUNKS_SCHEMA)
     store.commit_pair("chunks", source, replaced, data, pa.Table.from_pylist(index, schema=CHUNK_DOCS_SCHEMA),

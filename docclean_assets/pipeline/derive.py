@@ -383,10 +383,11 @@ class _NormBatch:
 
     def commit(self, store: Store, source: str, stats: NormalizeStats, removed: list[str] | tuple = (),
                last: bool = False) -> None:
-        """Commit the batch (and the removal of `removed`); an empty one only as the run's `last` on a
-        partition never committed (an empty source is an empty partition)."""
-        if not self.index and not removed and (not last or stats.batches or stats.unchanged
-                                               or store.snapshot("normalized_blocks", source) is not None):
+        """Commit the batch (and the removal of `removed`); an empty one only as the run's `last` when
+        Store.owes_empty_commit."""
+        wrote = bool(stats.batches or stats.unchanged)
+        if not self.index and not removed and not (
+                last and store.owes_empty_commit("normalized_blocks", source, wrote)):
             return
         replaced = [r["path"] for r in self.index if r.pop("committed")] + list(removed)
         data = pa.concat_tables(self.blocks) if self.blocks else BLOCKS_SCHEMA.empty_table()

@@ -217,11 +217,10 @@ class _Run:
 
     def commit(self, removed: tuple[str, ...] = (), last: bool = False) -> None:
         """Make the open batch (and the removal of `removed` paths) visible in one pair commit; an empty
-        batch commits nothing, unless it is the run's `last` and the partition was never committed (a
-        source with no documents yet is an empty partition, not a missing one: the stages below read it)."""
+        batch commits nothing, unless it is the run's `last` and Store.owes_empty_commit."""
         b = self.batch
-        if not b.docs and not removed and (not last or self.stats.batches or self.stats.unchanged
-                                           or self.store.snapshot("parsed_blocks", self.key) is not None):
+        wrote = bool(self.stats.batches or self.stats.unchanged)
+        if not b.docs and not removed and not (last and self.store.owes_empty_commit("parsed_blocks", self.key, wrote)):
             return
         blocks = pa.concat_tables(b.blocks) if b.blocks else BLOCKS_SCHEMA.empty_table()
         docs = pa.Table.from_pylist(b.docs, schema=DOCS_SCHEMA)

@@ -161,6 +161,12 @@ class Store:
         dt = self._open(table, source)
         return None if dt is None else Snapshot(table, source, dt.version(), _files(dt))
 
+    def owes_empty_commit(self, table: str, source: str, wrote: bool) -> bool:
+        """Whether a run's last commit must be an empty first version: the run `wrote` no batch and found
+        nothing unchanged, and the partition has no commit yet (a source with no documents is an empty
+        partition, not a missing one: the stages below read it)."""
+        return not wrote and self.snapshot(table, source) is None
+
     def pair(self, table: str, source: str) -> tuple[Snapshot, Snapshot] | None:
         """(data, index) of a pair's last commit, both from one read of the index."""
         index = self._open(PAIRS[table], source)

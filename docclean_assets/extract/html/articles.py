@@ -58,8 +58,9 @@ def prose_units(units: list[Unit], status: list, readable: list[bool], hs: HtmlS
     site's banner, its menus and notices (a network's blurb, a cookie notice)."""
     if any(status[i] is None and is_prose(u, hs) for i, u in enumerate(units)):
         return []
-    title = next((i for i, u in enumerate(units) if u.kind == Kind.TITLE),
-                 next((i for i, u in enumerate(units) if u.tag == "h1"), None))
+    title = next((i for i, u in enumerate(units) if u.kind == Kind.TITLE), None)
+    if title is None:
+        title = next((i for i, u in enumerate(units) if u.tag == "h1"), None)
     if title is None:
         return []
     return [i for i, u in enumerate(units[title + 1:], start=title + 1)
