@@ -41,10 +41,12 @@ TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
-# Rewrite the golden files (docclean_assets_tests/golden/) from the current library; review with git diff.
+# Rewrite the golden files (docclean_assets_tests/golden/: blocks, and `docclean text` Markdown) from the
+# current code; review with git diff.
 .PHONY: golden
 golden: $(STAMP)
-	DOCCLEAN_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q -p no:cacheprovider docclean_assets_tests/test_golden.py
+	DOCCLEAN_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q -p no:cacheprovider docclean_assets_tests/test_golden.py \
+	  docclean_assets_tests/test_text_export.py
 
 # The Dagster UI on http://127.0.0.1:3000 with the same instance `make run` records into (`dg dev`,
 # run as with the project's venv activated).

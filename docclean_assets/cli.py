@@ -1,4 +1,4 @@
-"""docclean run | extract | inspect | sql | summary | chunks | search."""
+"""docclean run | text | extract | inspect | sql | summary | chunks | search."""
 from __future__ import annotations
 
 import argparse
@@ -320,6 +320,47 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_text(args: argparse.Namespace) -> int:
+    """Each document's kept content from the committed tables: on stdout, or one file per document;
+    1 when no document was shown (none matched, or every one matched had failed)."""
+    from docclean_assets.export import document_texts, write_texts
+
+    store = _store(args)
+    if args.source and args.source not in store.sources("normalized_blocks"):
+        print(f"no results for source {args.source!r} under {args.data_dir}: run `docclean run` first", file=sys.stderr)
+        return 1
+    docs = document_texts(args.source, args.document, args.format, store=store)
+    several = args.document is None and args.format != "jsonl"  # on stdout: say where each document begins
+    if args.out:
+        written, failed = write_texts(docs, args.out, args.format)
+        if written:
+            print(f"{len(written)} file(s) ({args.format}) -> {Path(args.out).resolve()}")
+    else:
+        written, failed = [], []
+        for doc in docs:
+            if doc.status != "ok":
+                failed.append(doc)
+                continue
+            if several:
+                print(f"<!-- {doc.source}/{doc.path} -->" if args.format == "md" else f"==> {doc.source}/{doc.path} <==")
+            sys.stdout.write(doc.text + ("\n" if several else ""))
+            written.append(doc)
+    for doc in failed:
+        print(_failed_line(doc), file=sys.stderr)
+    if not written and not failed:
+        what = f"document {args.document!r}" if args.document else "document"
+        where = f" in source {args.source!r}" if args.source else ""
+        print(f"no {what} under {args.data_dir}{where}: run `docclean run` first, or list the stored paths with "
+              "`docclean sql \"SELECT source, path FROM quality_report\"`", file=sys.stderr)
+    return 0 if written else 1
+
+
+def _failed_line(doc) -> str:  # noqa: ANN001 - an export.DocumentText
+    """One line for a document that has no text because it failed."""
+    error = (doc.error or "").strip().splitlines()
+    return f"{doc.source}/{doc.path}: failed: {error[0] if error else 'no error recorded'}"
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from docclean_assets.retrieval import describe, search
 
@@ -355,6 +396,18 @@ def main(argv: list[str] | None = None) -> int:
                      "engine:, else local fork-server workers)")
     run.add_argument("--address", help="the Dask scheduler, e.g. tcp://127.0.0.1:8786 (with --engine dask)")
     run.set_defaults(fn=cmd_run)
+
+    txt = sub.add_parser("text", help="the cleaned text of committed documents: Markdown, plain text or JSONL")
+    txt.add_argument("document", nargs="?", help="one document: its path as stored (or its tail), a local file "
+                     "(matched by content) or a doc_id; default: every document of --source")
+    txt.add_argument("--source", help="only this source's documents (default: every source)")
+    txt.add_argument("--format", choices=("md", "txt", "jsonl"), default="md",
+                     help="md: Markdown (headings, lists, pipe tables, call-outs, footnotes); txt: the same as plain "
+                     "text; jsonl: one record per kept block")
+    txt.add_argument("--out", help="write <out>/<source>/<path>.<format> per document (jsonl: <out>/<source>.jsonl) "
+                     "instead of printing")
+    data_dir_arg(txt)
+    txt.set_defaults(fn=cmd_text)
 
     ext = sub.add_parser("extract", help="blocks of single files, without Dagster")
     ext.add_argument("files", nargs="+")

@@ -1,0 +1,212 @@
+"""A document's kept content as Markdown or plain text (issue 36): what `docclean text` writes.
+
+Two stages: `blocks_to_pieces` decides what is shown and where (kept blocks only, a paragraph continued
+across a column or page joined to its first part, a call-out after the block it is anchored to,
+footnotes collected with a label and a reference on the block that cites them, heading levels made
+contiguous), and `pieces_to_markdown` / `pieces_to_text` only spell them. Dropped blocks never appear:
+they stay, with their reasons, in the tables.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docclean_assets.extract.chunk import CHUNK_KINDS
+from docclean_assets.extract.model import Block, Kind
+
+# Content set beside the prose, shown as a labelled block after the block it belongs to.
+SIDE_LABELS = {Kind.CALLOUT: "Call-out", Kind.SPEAKER_NOTES: "Speaker notes", Kind.IMAGE_TEXT: "Text in picture"}
+_MAX_DEPTH = 6  # Markdown has six heading levels
+# A list label that numbers its item ("3.", "12)", "(4)"): kept as an ordered item's number.
+_NUMBERED = re.compile(r"^\(?(\d{1,4})[.)]$")
+_LABEL_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+_CELL_BAR = re.compile(r"(?<!\\)\|")  # a bar between cells, not an escaped one inside a cell
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One thing to show: its kind, its text (continuations joined, note references added), its
+    heading depth (1 = the document's title level) or list depth, and a label (list marker, side label)."""
+
+    kind: str
+    text: str
+    depth: int = 1
+    label: str = ""
+    notes: tuple[str, ...] = ()  # labels of the footnotes this piece cites
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A footnote or endnote: its label and its text without the marker it was printed with."""
+
+    label: str
+    text: str
+
+
+def blocks_to_pieces(blocks: Sequence[Block]) -> tuple[list[Piece], list[Note]]:
+    """The pieces of a document's kept content in reading order, and its notes."""
+    kept = sorted((b for b in blocks if b.drop_reason is None and b.kind in CHUNK_KINDS), key=lambda b: b.seq)
+    root = _continuation_roots(kept)
+    texts: dict[int, list[str]] = {}
+    for b in kept:
+        texts.setdefault(root.get(b.seq, b.seq), []).append(b.text.strip())
+    notes, cites = _notes(kept, root)
+    depth_of = _heading_depths(kept)
+    beside: dict[int, list[Block]] = {}
+    order: list[Block] = []
+    anchored = {b.seq for b in kept}
+    for b in kept:
+        if b.seq in root or b.kind == Kind.FOOTNOTE:
+            continue
+        if b.kind in SIDE_LABELS and b.anchor is not None and root.get(b.anchor, b.anchor) in anchored \
+                and root.get(b.anchor, b.anchor) != b.seq:
+            beside.setdefault(root.get(b.anchor, b.anchor), []).append(b)
+        else:
+            order.append(b)
+    pieces: list[Piece] = []
+    for b in order:
+        pieces.append(_piece(b, " ".join(texts[b.seq]), depth_of, cites.get(b.seq, ())))
+        pieces += [_piece(side, " ".join(texts[side.seq]), depth_of, cites.get(side.seq, ()))
+                   for side in beside.get(b.seq, [])]
+    return pieces, notes
+
+
+def _continuation_roots(kept: list[Block]) -> dict[int, int]:
+    """seq of each continuing part -> seq of the first part of its paragraph (meta `continues`)."""
+    present = {b.seq for b in kept}
+    root: dict[int, int] = {}
+    for b in kept:
+        first = b.get_meta("continues")
+        if first is not None and first.isdigit() and int(first) in present:
+            root[b.seq] = root.get(int(first), int(first))
+    return root
+
+
+def _heading_depths(kept: list[Block]) -> dict[int, int]:
+    """Heading level -> Markdown depth: the levels a document uses, made contiguous, under its title."""
+    levels = sorted({b.level or 1 for b in kept if b.kind == Kind.HEADING})
+    top = 2 if any(b.kind == Kind.TITLE for b in kept) else 1
+    return {level: min(top + rank, _MAX_DEPTH) for rank, level in enumerate(levels)}
+
+
+def _notes(kept: list[Block], root: dict[int, int]) -> tuple[list[Note], dict[int, tuple[str, ...]]]:
+    """The footnotes with unique labels, and the labels each block cites (by its anchor)."""
+    notes: list[Note] = []
+    cites: dict[int, list[str]] = {}
+    used: set[str] = set()
+    for b in kept:
+        if b.kind != Kind.FOOTNOTE:
+            continue
+        marker = b.get_meta("marker") or b.get_meta("id") or ""
+        label = _LABEL_CHARS.sub("", marker) or str(len(notes) + 1)
+        if label in used:  # a marker printed again (notes numbered per chapter or page)
+            label = f"{label}-{len(notes) + 1}"
+        used.add(label)
+        text = b.text.strip()
+        if marker and text.startswith(marker) and text[len(marker):len(marker) + 1] in (" ", ".", ")", ""):
+            text = text[len(marker):].lstrip(" .)")
+        notes.append(Note(label, text))
+        if b.anchor is not None:
+            cites.setdefault(root.get(b.anchor, b.anchor), []).append(label)
+    return notes, {seq: tuple(labels) for seq, labels in cites.items()}
+
+
+def _piece(b: Block, text: str, depth_of: dict[int, int], notes: tuple[str, ...]) -> Piece:
+    """The piece one block (with its continuations' text) shows as."""
+    if b.kind == Kind.TITLE:
+        return Piece(b.kind, text, 1, notes=notes)
+    if b.kind == Kind.HEADING:
+        return Piece(b.kind, text, depth_of.get(b.level or 1, 1), notes=notes)
+    if b.kind == Kind.LIST_ITEM:
+        label = (b.get_meta("list_label") or "").strip()
+        if label and text.startswith(label):
+            text = text[len(label):].lstrip()
+        number = _NUMBERED.match(label)
+        return Piece(b.kind, text, max(b.level or 1, 1), number.group(1) + "." if number else "-", notes)
+    return Piece(b.kind, text, label=SIDE_LABELS.get(b.kind, ""), notes=notes)
+
+
+# -- spelling ---------------------------------------------------------------------------------------
+def pieces_to_markdown(pieces: Sequence[Piece], notes: Sequence[Note]) -> str:
+    """Markdown: headings as #, list items, pipe tables, side content as labelled quotes, footnotes as [^n]."""
+    out: list[tuple[str, bool]] = []
+    for p in pieces:
+        refs = "".join(f"[^{n}]" for n in p.notes)
+        if p.kind in (Kind.TITLE, Kind.HEADING):
+            block = "#" * p.depth + " " + _one_line(p.text) + refs
+        elif p.kind == Kind.LIST_ITEM:
+            block = "  " * (p.depth - 1) + p.label + " " + _one_line(p.text) + refs
+        elif p.kind == Kind.CODE:
+            fence = "~~~" if "```" in p.text else "```"
+            block = f"{fence}\n{p.text}\n{fence}"
+        elif p.kind == Kind.TABLE:
+            block = p.text + (f"\n\n{refs}" if refs else "")
+        elif p.kind == Kind.CAPTION:
+            block = f"*{_one_line(p.text)}*{refs}"
+        elif p.label:
+            lines = f"**{p.label}:** {p.text}{refs}".splitlines()
+            block = "\n".join("> " + line if line.strip() else ">" for line in lines)
+        else:
+            block = p.text + refs
+        out.append((block, p.kind == Kind.LIST_ITEM))
+    if notes:
+        out.append(("\n".join(f"[^{n.label}]: {_one_line(n.text)}" for n in notes), False))
+    return _joined(out)
+
+
+def pieces_to_text(pieces: Sequence[Piece], notes: Sequence[Note]) -> str:
+    """Plain text: the same pieces without markup (tables as cells between bars, notes as [n])."""
+    out: list[tuple[str, bool]] = []
+    for p in pieces:
+        refs = "".join(f"[{n}]" for n in p.notes)
+        if p.kind == Kind.LIST_ITEM:
+            block = "  " * (p.depth - 1) + p.label + " " + _one_line(p.text) + refs
+        elif p.kind == Kind.TABLE:
+            block = "\n".join(_plain_row(line) for line in p.text.splitlines() if not _is_rule(line)) + refs
+        elif p.label:
+            block = f"{p.label}: {p.text}{refs}"
+        else:
+            block = p.text + refs
+        out.append((block, p.kind == Kind.LIST_ITEM))
+    if notes:
+        out.append(("\n".join(f"[{n.label}] {_one_line(n.text)}" for n in notes), False))
+    return _joined(out)
+
+
+def blocks_to_markdown(blocks: Sequence[Block]) -> str:
+    """A document's kept content as Markdown."""
+    return pieces_to_markdown(*blocks_to_pieces(blocks))
+
+
+def blocks_to_text(blocks: Sequence[Block]) -> str:
+    """A document's kept content as plain text."""
+    return pieces_to_text(*blocks_to_pieces(blocks))
+
+
+def _joined(blocks: list[tuple[str, bool]]) -> str:
+    """The blocks one after another: items of one list on consecutive lines, others after a blank line."""
+    parts: list[str] = []
+    for i, (block, item) in enumerate(blocks):
+        if i:
+            parts.append("\n" if item and blocks[i - 1][1] else "\n\n")
+        parts.append(block)
+    return "".join(parts) + "\n" if parts else ""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _is_rule(line: str) -> bool:
+    """A pipe table's header rule (|---|:--:|)."""
+    cells = line.strip().strip("|").split("|")
+    return bool(cells) and all(re.fullmatch(r"\s*:?-{3,}:?\s*", c) for c in cells)
+
+
+def _plain_row(line: str) -> str:
+    """A pipe table row as its cells between bars, without the outer ones."""
+    s = line.strip()
+    if s.startswith("|") and s.endswith("|") and len(s) > 1:
+        s = s[1:-1]
+    return " | ".join(c.strip() for c in _CELL_BAR.split(s)).rstrip()

@@ -1,0 +1,119 @@
+"""`docclean text` as a user runs it: the bundled samples through `docclean run`, then each document's
+cleaned text out of the committed tables, compared with golden Markdown (golden/text/, regenerated
+with `make golden`)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docclean_assets.cli import main as cli_main
+from docclean_assets.export import document_texts, file_name
+from docclean_assets.store.tables import Store
+from docclean_assets_tests.golden import GOLDEN_DIR, check_or_write
+
+PROJECT = Path(__file__).resolve().parents[1]
+SAMPLES = PROJECT / "data" / "samples"
+TEXT_GOLDEN = GOLDEN_DIR / "text"
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory) -> tuple[Path, Path]:
+    """(sources file, data dir) after `docclean run` over the samples and a source with a corrupt file."""
+    root = tmp_path_factory.mktemp("text")
+    shutil.copytree(SAMPLES, root / "samples")
+    (root / "broken").mkdir()
+    (root / "broken" / "torn.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\n%%EOF trailing garbage")
+    (root / "broken" / "fine.html").write_text("<html><body><main><h1>Ferries</h1><p>The ferry timetable changes "
+                                               "in May, and the first boat leaves at six.</p></main></body></html>")
+    sources = (PROJECT / "data" / "sources.yaml").read_text() + "  broken:\n    path: broken\n"
+    cfg = root / "sources.yaml"
+    cfg.write_text(sources)
+    data = root / "out"
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data), "--quiet"]) == 0
+    return cfg, data
+
+
+@pytest.mark.parametrize("source", ["reports", "office", "site"])
+def test_text_of_each_sample_matches_its_golden_markdown(ran, tmp_path, capsys, source):
+    cfg, data = ran
+    out = tmp_path / "md"
+    assert cli_main(["text", "--source", source, "--out", str(out), "--sources", str(cfg), "--data-dir", str(data)]) == 0
+    assert f"-> {out.resolve()}" in capsys.readouterr().out
+    written = sorted(p.relative_to(out / source).as_posix() for p in (out / source).rglob("*.md"))
+    expected = sorted(f"{p.relative_to(SAMPLES / source).as_posix()}.md" for p in (SAMPLES / source).iterdir())
+    assert written == expected
+    failures = [m for name in written
+                if (m := check_or_write(TEXT_GOLDEN / source / name, (out / source / name).read_text(encoding="utf-8")))]
+    assert not failures, "\n\n".join(failures)
+
+
+def test_markdown_holds_the_document_and_nothing_dropped(ran, capsys):
+    cfg, data = ran
+    args = ["--sources", str(cfg), "--data-dir", str(data)]
+    assert cli_main(["text", "notebook-practices.pdf", *args]) == 0
+    md = capsys.readouterr().out
+    dropped = Store(str(data)).connect().execute(
+        "SELECT DISTINCT text FROM normalized_blocks WHERE path = 'notebook-practices.pdf' AND drop_reason IS NOT NULL"
+    ).fetchall()
+    assert dropped and not [t for (t,) in dropped if t in md]  # running heads, page numbers, watermark: none
+    assert md.startswith("# Notebook Practices") and "\n## 1 Introduction\n" in md
+    assert "[^1]" in md and "\n[^1]: Pre-registration" in md  # the footnote cited where it is anchored
+    # the paragraph broken by the page turn is one paragraph again
+    assert "the lab chose the closest available substitute" in md.replace("\n", " ")
+    para = next(p for p in md.split("\n\n") if p.startswith("Replication attempts"))
+    assert "substitute and we recorded the substitution" in para
+    # a local file is found by its content, whatever its name
+    assert cli_main(["text", str(SAMPLES / "reports" / "notebook-practices.pdf"), *args]) == 0
+    assert capsys.readouterr().out == md
+
+
+def test_plain_text_and_jsonl(ran, capsys):
+    cfg, data = ran
+    args = ["--sources", str(cfg), "--data-dir", str(data)]
+    assert cli_main(["text", "services-contract.docx", "--format", "txt", *args]) == 0
+    txt = capsys.readouterr().out
+    assert txt.startswith("Master Services Agreement\n\n") and "#" not in txt and "[^" not in txt
+    assert "Monthly availability | Credit (share of monthly fee)" in txt and "---" not in txt
+    assert cli_main(["text", "services-contract.docx", "--format", "jsonl", *args]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    kept = Store(str(data)).connect().execute(
+        "SELECT seq FROM normalized_blocks WHERE path = 'services-contract.docx' AND drop_reason IS NULL "
+        "AND kind NOT IN ('comment', 'pull_quote', 'margin_note') ORDER BY seq").fetchall()
+    assert [r["seq"] for r in records] == [s for (s,) in kept]
+    assert {r["path"] for r in records} == {"services-contract.docx"} and all(r["source"] == "office" for r in records)
+
+
+def test_failed_documents_say_why_in_one_line(ran, tmp_path, capsys):
+    cfg, data = ran
+    args = ["--sources", str(cfg), "--data-dir", str(data)]
+    assert cli_main(["text", "--source", "broken", "--out", str(tmp_path / "o"), *args]) == 0
+    io = capsys.readouterr()
+    [line] = io.err.splitlines()
+    assert line.startswith("broken/torn.pdf: failed: ")
+    assert [p.name for p in (tmp_path / "o" / "broken").iterdir()] == ["fine.html.md"]
+    assert cli_main(["text", "torn.pdf", *args]) == 1  # the one document asked for has no text
+    assert capsys.readouterr().err.startswith("broken/torn.pdf: failed: ")
+    assert cli_main(["text", "no-such.pdf", *args]) == 1
+    assert "no document 'no-such.pdf'" in capsys.readouterr().err
+    assert cli_main(["text", "--source", "nope", *args]) == 1
+
+
+def test_python_function_gives_what_the_command_prints(ran, capsys):
+    cfg, data = ran
+    docs = list(document_texts(source="site", data_dir=data))
+    assert [d.path for d in docs] == sorted(p.name for p in (SAMPLES / "site").iterdir())
+    assert cli_main(["text", "water-rates.html", "--sources", str(cfg), "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out == next(d.text for d in docs if d.path == "water-rates.html")
+    with pytest.raises(ValueError, match="not one of"):
+        next(document_texts(fmt="html", data_dir=data))
+
+
+def test_file_names_for_urls_stay_inside_the_output_folder():
+    assert file_name("reports/a.pdf", "md") == "reports/a.pdf.md"
+    assert file_name("https://example.org/", "txt") == "example.org/index.txt"
+    risky = file_name("https://example.org/../../etc/passwd?x=1", "md")
+    assert ".." not in risky.split("/") and risky.startswith("example.org/")
+    assert file_name("https://example.org/a?x=1", "md") != file_name("https://example.org/a?x_1", "md")
