@@ -46,12 +46,13 @@ test: $(STAMP)
 .PHONY: golden
 golden: $(STAMP)
 	DOCCLEAN_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q -p no:cacheprovider docclean_assets_tests/test_golden.py \
-	  docclean_assets_tests/test_text_export.py
+	  docclean_assets_tests/test_first_hour.py
 
-# The Dagster UI on http://127.0.0.1:3000 with the same instance `make run` records into (`dg dev`,
-# run as with the project's venv activated).
+# The Dagster UI on http://127.0.0.1:$(PORT) (`make ui PORT=3001` when 3000 is taken) with the same
+# instance `make run` records into (`dg dev`, run as with the project's venv activated).
+PORT ?= 3000
 ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
-	DAGSTER_HOME=$(DAGSTER_HOME) VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dg dev -h 127.0.0.1 -p 3000
+	DAGSTER_HOME=$(DAGSTER_HOME) VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/dg dev -h 127.0.0.1 -p $(PORT)
 
 samples: $(STAMP)
 	$(BIN)/python scripts/make_samples.py

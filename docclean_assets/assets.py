@@ -12,7 +12,7 @@ from docclean_assets.extract.isolate import start_fork_server
 from docclean_assets.meta import counts_value, require, result_meta, table_value
 from docclean_assets.parse_asset import build_parse_asset
 from docclean_assets.pipeline import chunks as chunking
-from docclean_assets.pipeline import derive, raw
+from docclean_assets.pipeline import derive, health, raw
 from docclean_assets.pipeline.shards import shard_keys
 from docclean_assets.resources import Docclean
 from docclean_assets.sources import SourceConfigError
@@ -186,7 +186,9 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             if store.inputs("quality_report", src.name) != inputs:  # else the same rows are committed already
                 store.overwrite("quality_report", src.name, stream, inputs)
             version = data_version(store.data_version("quality_report", [src.name]))
-        table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=["path", "status", "retention_ratio", "flags", "error"])
+        columns = sorted({"flags", *health.HEALTH_COLUMNS}, key=[*health.HEALTH_COLUMNS, "flags"].index)
+        table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=columns)
+        verdicts = health.source_verdicts(src, table.to_pylist(), quality)
         statuses = raw.count_by(table, "status")
         ratios = [r for r in table.column("retention_ratio").to_pylist() if r is not None]
         words = insight.band_text(band, len(ratios), quality.min_docs_for_band)
@@ -194,7 +196,10 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         pictures = insight.reused_pictures(previous, version) or insight.quality_pictures(
             store, src.name, ratios, band, statuses.get("failed", 0), words)
         return _result(context, "quality_report", store.uri("quality_report", src.name), table.num_rows, QUALITY_SCHEMA,
-                       version, previous, documents=table.num_rows, failed=statuses.get("failed", 0),
+                       version, previous, health=health.health_line(src.name, verdicts),
+                       checks=table_value([{"check": v.check, "verdict": v.word, "why": v.description} for v in verdicts],
+                                          ["check", "verdict", "why"]),
+                       documents=table.num_rows, failed=statuses.get("failed", 0),
                        flagged=sum(1 for f in table.column("flags").to_pylist() if f), retention_band=words,
                        **pictures, preview=_preview(table.sort_by("path"), ["path", "status", "retention_ratio", "flags", "error"]))
 

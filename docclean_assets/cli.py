@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from dataclasses import asdict
+from dataclasses import replace as dc_replace
 from pathlib import Path
 
 from docclean_assets.paths import default_data_dir, default_sources_file
@@ -35,10 +36,14 @@ SUMMARY_QUERIES = {
 }
 
 
-def _print_table(con, sql: str) -> None:
+def _print_table(con, sql: str) -> None:  # noqa: ANN001 - a duckdb connection (imported lazily)
     cur = con.execute(sql)
-    cols = [d[0] for d in cur.description]
-    rows = [["" if v is None else str(v) for v in row] for row in cur.fetchall()]
+    _print_rows([d[0] for d in cur.description], cur.fetchall())
+
+
+def _print_rows(cols: list[str], values: list) -> None:
+    """Rows under their column names, each column as wide as its widest value."""
+    rows = [["" if v is None else str(v) for v in row] for row in values]
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
     print("  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths)))
     for r in rows:
@@ -61,10 +66,40 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if not {"quality_report", "normalized_blocks"} <= _views(con):
         print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
+    _print_health(args)
     for title, sql in SUMMARY_QUERIES.items():
         print(f"\n{title}:")
         _print_table(con, sql)
     return 0
+
+
+def _print_health(args: argparse.Namespace) -> None:
+    """One row per source (documents, failed, below its band, each check's verdict), then why each
+    check that did not pass failed, one line each: what the UI's checks say, from the same rows."""
+    from docclean_assets.extract.settings import QualitySettings
+    from docclean_assets.pipeline import health
+    from docclean_assets.sources import Source
+    from docclean_assets.tables import QUALITY_SCHEMA
+
+    config = load_sources(args.sources) if Path(args.sources).is_file() else None
+    quality = config.settings.quality if config else QualitySettings()
+    store = _store(args)
+    rows, why = [], []
+    for name in store.sources("quality_report"):
+        table = store.read("quality_report", name, QUALITY_SCHEMA, columns=health.HEALTH_COLUMNS)
+        docs = table.to_pylist() if table is not None else []
+        src = config.sources.get(name) if config else None
+        verdicts = {v.check: v for v in health.source_verdicts(src or Source(name), docs, quality)}
+        band = verdicts["retention_band"].figures
+        rows.append((name + ("" if src or not config else " (not in the sources file)"), len(docs),
+                     verdicts["failed_documents"].figures["failed"], band.get("below", "-"),
+                     *(v.word for v in verdicts.values())))
+        why += [(name, v.check, v.word, v.description) for v in verdicts.values() if not v.passed]
+    print("\nsource health (the checks' verdicts):")
+    _print_rows(["source", "documents", "failed", "below_band", "failed_documents", "retention_band", "revision_count"],
+                rows)
+    for name, check, word, description in why:
+        print(f"  {name} {check} {word}: {description}")
 
 
 def _views(con) -> set[str]:  # noqa: ANN001 - a duckdb connection (imported lazily)
@@ -116,6 +151,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StorageUnavailable as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return EXIT_INFRA
+    from docclean_assets.pipeline.engine import EngineUnavailable, check_engine
+
+    try:  # an engine that would fail every document: refused before any is touched
+        check_engine(dc_replace(config.engine, kind=args.engine or config.engine.kind,
+                                address=args.address or config.engine.address))
+    except EngineUnavailable as exc:
+        print(f"engine error: {exc}", file=sys.stderr)
+        return EXIT_INFRA
     try:
         return _run(args, names)
     except Exception as exc:  # noqa: BLE001 - anything outside a document's own failure: one line, exit 3
@@ -143,7 +186,7 @@ def _instance():  # noqa: ANN202 - a dagster.DagsterInstance (imported lazily: c
 
 def _run(args: argparse.Namespace, names: list[str]) -> int:
     """Materialize every asset of each source, printing progress; EXIT_INFRA when a step failed."""
-    from docclean_assets.graph import INGEST_JOB, build_defs
+    from docclean_assets.graph import INGEST_JOB, REPOSITORY_LABEL, REPOSITORY_LABEL_TAG, build_defs
     from docclean_assets.progress import for_stream
 
     defs = build_defs(args.sources, args.data_dir)
@@ -151,14 +194,17 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
     instance = _instance()
     parse = {"force": args.force, "retry_failed": args.retry_failed, "engine": args.engine or "", "address": args.address or ""}
     run_config = {"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": parse}}}},
-                  "loggers": {"console": {"config": {"log_level": "WARNING"}}}}  # progress lines, not step logs
+                  # progress lines, not step logs: what the steps warn about is printed from their metadata
+                  "loggers": {"console": {"config": {"log_level": "ERROR"}}}}
     failed = False
     with for_stream(sys.stdout) as progress:  # live rows on a terminal, one plain line per batch otherwise
         for i, name in enumerate(names, 1):
             started = time.monotonic()
             print(f"[{i}/{len(names)}] {name}: materializing", flush=True)
             result = job.execute_in_process(run_config=run_config, instance=instance, partition_key=name,
-                                            raise_on_error=False, tags={"docclean/source": name},
+                                            raise_on_error=False,
+                                            # listed under Jobs -> ingest in the UI, as its own runs are
+                                            tags={"docclean/source": name, REPOSITORY_LABEL_TAG: REPOSITORY_LABEL},
                                             resources={"progress": progress})
             _print_result(result)
             failed = failed or not result.success
@@ -176,12 +222,33 @@ def _print_result(result) -> None:  # noqa: ANN001 - a dagster.ExecuteInProcessR
         rows = meta.get("dagster/row_count")
         extra = "".join(f" {k}={meta[k].value}" for k in ("parsed", "reused", "failed", "flagged") if k in meta)
         print(f"    {mat.asset_key.to_user_string():<18} rows={rows.value if rows else '?'}{extra}", flush=True)
+        for line in _problem_lines(mat.asset_key.to_user_string(), meta):
+            print(f"      {line}", flush=True)
     for check in result.get_asset_check_evaluations():
         verdict = "passed" if check.passed else "WARN" if check.severity.value == "WARN" else "FAILED"
         print(f"    check {check.check_name:<16} {verdict:<6} {check.description or ''}")
     for ev in result.all_events:
         if ev.is_step_failure:
             print(f"    step failed: {ev.step_key}: {ev.event_specific_data.error.message.strip()}", file=sys.stderr)
+
+
+# Problem lines printed per asset before the rest are counted: `docclean summary` and the UI list them all.
+SHOWN_PROBLEMS = 20
+
+
+def _problem_lines(asset: str, meta: dict) -> list[str]:
+    """One plain line per document a step could not handle (its `errors` table), and files skipped for
+    their type; at most SHOWN_PROBLEMS, then how many more."""
+    verb = {"parsed_blocks": "failed"}.get(asset, "could not process")
+    errors = meta.get("errors")
+    records = [r.data for r in getattr(errors.value, "records", [])] if errors is not None else []
+    lines = [f"{verb}: {r.get('path')}: {(str(r.get('error') or '').strip().splitlines() or [''])[0]}" for r in records]
+    if (skipped := meta.get("skipped_files")) is not None and skipped.value:
+        types = ", ".join(f"{r.data['extension']} {r.data['files']}" for r in meta["skipped_types"].value.records)
+        lines.append(f"skipped {skipped.value} file(s) of types docclean does not read: {types}")
+    if len(lines) > SHOWN_PROBLEMS:
+        lines = lines[:SHOWN_PROBLEMS] + [f"... and {len(lines) - SHOWN_PROBLEMS} more (docclean summary lists them)"]
+    return lines
 
 
 def clean_file(file: str, settings=None):
@@ -255,7 +322,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(f"{args.file}: error: {exc}", file=sys.stderr)
         return 1
     image.save(args.out)
-    print(f"wrote {args.out}: page {args.page}, {shown}")
+    print(f"wrote {Path(args.out).resolve()}: page {args.page}, {shown}")
     return 0
 
 
@@ -418,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     ins = sub.add_parser("inspect", help="draw a PDF page with its blocks, kinds, drops and reading order")
     ins.add_argument("file")
     ins.add_argument("--page", type=int, default=1, help="1-based page number")
-    ins.add_argument("--out", default="page.png", help="PNG to write")
+    ins.add_argument("--out", default="page.png", help="PNG to write (default: page.png in the current folder)")
     ins.add_argument("--dpi", type=float, default=100.0, help="rendering resolution")
     ins.add_argument("--stage", help="draw this stage's output (from the page's trace: chars, words, lines, gutters, "
                      "blocks, kinds, order, tables, ...) instead of the final blocks; a wrong name lists them")

@@ -44,6 +44,12 @@ def build_defs(sources_file: str | Path | None = None, data_dir: str | Path | No
 
 
 INGEST_JOB = "ingest"
+# The code location's name (workspace.yaml's location_name, pyproject's [tool.dg.project]
+# code_location_name) and the repository a Definitions object becomes: the UI lists a job's runs by
+# this label (its `.dagster/repository` tag), so runs the CLI starts in-process carry it too.
+CODE_LOCATION = "docclean"
+REPOSITORY_LABEL = f"__repository__@{CODE_LOCATION}"
+REPOSITORY_LABEL_TAG = ".dagster/repository"
 
 
 def ingest_job() -> "UnresolvedAssetJobDefinition":

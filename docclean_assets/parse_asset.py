@@ -16,7 +16,7 @@ from dataclasses import replace as dc_replace
 import dagster as dg
 
 from docclean_assets.pipeline import parse as parse_stage
-from docclean_assets.pipeline.engine import EngineSettings
+from docclean_assets.pipeline.engine import EngineSettings, EngineUnavailable, check_engine
 from docclean_assets.pipeline.shards import retire, shard_keys, shard_rows, stale_keys
 from docclean_assets.insight import KEPT
 from docclean_assets.meta import counts_value, require, result_meta, table_value
@@ -65,11 +65,16 @@ def parse_shard(context: dg.OpExecutionContext, config: ParseConfig, docclean: D
     """Parse one shard's documents into its own pair of tables, holding that shard's lock."""
     src, store = docclean.source(context.partition_key), docclean.store
     key = shard_keys(src.name, src.shards)[shard]
+    engine = _engine(config, docclean)
+    try:  # an engine that would fail every document fails the step instead, before any is sent
+        check_engine(engine)
+    except EngineUnavailable as exc:
+        raise dg.Failure(description=str(exc)) from None
     with store.locked(key):  # one writer per shard; rolls back what a killed writer left
         raw = shard_rows(store.read("raw_files", src.name, RAW_FILES_SCHEMA), shard, src.shards)
         stats = parse_stage.parse_source(store, src, raw, docclean.config.settings, config.extractor, config.force,
                                          config.retry_failed, Tee(progress, LineProgress(context.log.info)),
-                                         _engine(config, docclean), key)
+                                         engine, key)
         store.vacuum("parsed_blocks", key)
     for doc_path, error in stats.errors.items():
         context.log.warning(f"{key}/{doc_path}: {error}")
@@ -154,15 +159,20 @@ def build_parse_asset(partitions: dg.PartitionsDefinition, common: dict) -> dg.A
 
     # One parse writes two tables as one pair commit per batch, so they are one multi-asset: both
     # appear in the lineage, and a run can never materialize one without the other.
+    # The group goes on the decorator: graph_multi_asset ignores an AssetOut's group_name (the pair sat
+    # in `default`, its own box in the lineage, apart from every other stage).
+    out = {k: v for k, v in common.items() if k != "group_name"}
+
     @dg.graph_multi_asset(name="parsed_blocks", partitions_def=partitions, can_subset=False,
+                          group_name=common["group_name"],
                           ins={"raw_files": dg.AssetIn(dagster_type=dg.Nothing)}, outs={
         "parsed_blocks": dg.AssetOut(
-            dagster_type=dg.Nothing, **common,
+            dagster_type=dg.Nothing, **out,
             description="Blocks as each format backend returns them, incl. blocks the parser drops; one isolated "
                         "worker per document; committed in batches (per shard for a sharded source); unchanged "
                         "documents are neither parsed nor rewritten."),
         "parsed_documents": dg.AssetOut(
-            dagster_type=dg.Nothing, **common,
+            dagster_type=dg.Nothing, **out,
             description="One row per parsed document: status, error, parser version and the backend's "
                         "diagnostics (the counts of every chance of silent loss, with flags)."),
     })

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,7 +16,7 @@ from docclean_assets.store.location import Location, StoreError, is_url
 from docclean_assets.pipeline.engine import EngineSettings
 from docclean_assets.store.settings import StorageSettings, StoreSettings
 from docclean_assets.extract.sniff import EXTENSIONS
-from docclean_assets.extract.validation import check_section
+from docclean_assets.extract.validation import check_section, did_you_mean
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
 SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render",
@@ -140,7 +140,8 @@ def _source(name: str, raw: Any, base: Path) -> Source:
         raise _err(name, "-", "must be a mapping of keys")
     unknown = sorted(set(raw) - SOURCE_KEYS)
     if unknown:
-        raise _err(name, unknown[0], f"unknown key (allowed: {', '.join(sorted(SOURCE_KEYS))})")
+        hint = did_you_mean(unknown[0], SOURCE_KEYS) or f" (allowed: {', '.join(sorted(SOURCE_KEYS))})"
+        raise _err(name, unknown[0], f"unknown key{hint}")
     if ("path" in raw) == ("urls" in raw):
         raise _err(name, "path", "give exactly one of 'path' or 'urls'")
     path = prefix = None
@@ -217,16 +218,19 @@ def load_sources(file: str | Path) -> SourcesConfig:
         doc = yaml.load(file.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         raise SourceConfigError(f"{file}: not valid YAML: {exc}") from exc
+    unknown = sorted(set(doc) - TOP_KEYS) if isinstance(doc, dict) else []
+    if unknown:  # before the missing 'sources:' that a misspelt one causes
+        raise SourceConfigError(f"{file}: unknown top-level key {unknown[0]!r}{did_you_mean(unknown[0], TOP_KEYS)}")
     if not isinstance(doc, dict) or not isinstance(doc.get("sources"), dict) or not doc["sources"]:
         raise SourceConfigError(f"{file}: needs a non-empty 'sources:' mapping")
-    unknown = sorted(set(doc) - TOP_KEYS)
-    if unknown:
-        raise SourceConfigError(f"{file}: unknown top-level key {unknown[0]!r}")
     sources = {str(name): _source(str(name), raw, file.parent) for name, raw in doc["sources"].items()}
     overrides = doc.get("settings") or {}
     try:
         if not isinstance(overrides, dict):
             raise ValueError(f"expected a mapping of sections, got {overrides!r}")
+        sections = {f.name for f in fields(Settings)} | set(_OWN_SECTIONS)
+        if unknown := sorted(set(overrides) - sections):
+            raise ValueError(f"unknown settings section {unknown[0]!r}{did_you_mean(unknown[0], sections)}")
         settings = Settings.from_dict({k: v for k, v in overrides.items() if k not in _OWN_SECTIONS})
         fetch = section_from_dict("fetch", FetchSettings(), overrides.get("fetch") or {})
         store = section_from_dict("store", StoreSettings(), overrides.get("store") or {})

@@ -144,6 +144,44 @@ def test_the_engine_is_refused_in_one_line_when_it_cannot_work(tmp_path, capsys)
     assert not (tmp_path / "out").exists()
 
 
+def test_daemonic_workers_are_refused_before_any_document_is_touched(tmp_path, capsys):
+    # `dask worker ADDR` as usually started: the nanny makes its worker a daemonic process, which may
+    # not start the process each document is parsed in; every document would fail.
+    c = DaskCluster(tmp_path / "dask", workers=1, env={"DASK_DISTRIBUTED__WORKER__DAEMON": "True"})
+    try:
+        from docclean_assets.cli import main as cli_main
+
+        cfg = _source(tmp_path, {"a.html": _page("Ferries", "The ferry timetable changes.")})
+        data = tmp_path / "out"
+        assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data), "--engine", "dask",
+                         "--address", c.address]) == 3
+        [line] = capsys.readouterr().err.splitlines()
+        assert line.startswith("engine error: 1 of 1 Dask workers at ") and "daemonic" in line
+        assert f"DASK_DISTRIBUTED__WORKER__DAEMON=False dask worker {c.address}" in line
+        assert Store(data).snapshot("parsed_documents", "web") is None  # no document touched
+        # launched as the UI does: the parse step fails with the same line, before any document
+        result = _materialize(cfg, data, "web", engine="dask", address=c.address)
+        assert not result.success
+        [failure] = [e for e in result.all_events if e.is_step_failure]
+        assert "daemonic processes" in failure.event_specific_data.error.message
+        assert Store(data).snapshot("parsed_documents", "web") is None
+    finally:
+        c.stop()
+
+
+def test_an_unreachable_scheduler_is_refused_in_one_line(tmp_path, capsys):
+    from docclean_assets.cli import main as cli_main
+    from docclean_assets_tests.daskcluster import _free_port
+
+    cfg = _source(tmp_path, {"a.html": _page("Ferries", "The ferry timetable changes.")},
+                  "settings:\n  engine: {connect_timeout_s: 2}\n")
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(tmp_path / "out"), "--engine", "dask",
+                     "--address", address]) == 3
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"engine error: the Dask scheduler at {address} cannot be reached within 2 s")
+
+
 def test_cluster_workers_read_objects_and_write_parts_on_s3_with_the_runs_credentials(cluster, s3_env, tmp_path,
                                                                                       monkeypatch, capsys):
     from docclean_assets.cli import main as cli_main

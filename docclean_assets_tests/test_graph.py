@@ -33,3 +33,10 @@ def test_the_parse_writes_both_tables_in_one_step(tmp_path):
     blocks, docs = graph.get(dg.AssetKey("parsed_blocks")), graph.get(dg.AssetKey("parsed_documents"))
     assert blocks.assets_def is docs.assets_def  # one multi-asset: never one table without the other
     assert not blocks.assets_def.can_subset
+
+
+def test_every_asset_is_in_the_docclean_group(tmp_path):
+    # one box in the UI's lineage: the parse pair (a graph-backed multi-asset) sat alone in `default`
+    graph = _graph(tmp_path)
+    assert {key.to_user_string(): graph.get(key).group_name for key in graph.get_all_asset_keys()} == \
+        {key: "docclean" for key in LINEAGE}

@@ -9,12 +9,15 @@ from docclean_assets_tests.fixtures.build import two_column_report_pdf
 DPI = 72.0  # one pixel per point, so block boxes map onto pixels directly
 
 
-def test_inspect_draws_boxes_by_kind_and_hatches_drops(tmp_path, capsys):
+def test_inspect_draws_boxes_by_kind_and_hatches_drops(tmp_path, capsys, monkeypatch):
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(two_column_report_pdf())
     out = tmp_path / "page.png"
     assert cli_main(["inspect", str(pdf), "--page", "1", "--out", str(out), "--dpi", str(DPI)]) == 0
     assert "page 1" in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)  # the default picture lands in the current folder, and says where that is
+    assert cli_main(["inspect", str(pdf), "--dpi", str(DPI)]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'page.png'}: page 1, ")
     image = Image.open(out).convert("RGB")
     _, _, blocks = clean_file(str(pdf))
     on_page = [b for b in blocks if b.page == 1 and b.bbox is not None]

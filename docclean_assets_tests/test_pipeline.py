@@ -158,6 +158,13 @@ def test_cli_run_sql_and_exit_codes(tmp_path, capsys, monkeypatch):
     runs = dg.DagsterInstance.get().get_runs()
     assert len(runs) == 1 and runs[0].tags["dagster/partition"] == "web"  # recorded for the UI
     assert runs[0].job_name == "ingest"
+    # found by the filter the UI's job page uses (dagster_graphql: job name and repository label tag)
+    from docclean_assets.graph import CODE_LOCATION, REPOSITORY_LABEL
+
+    assert f"code_location_name = \"{CODE_LOCATION}\"" in (PROJECT / "pyproject.toml").read_text()
+    assert f"location_name: {CODE_LOCATION}" in (PROJECT / "workspace.yaml").read_text()
+    listed = dg.DagsterInstance.get().get_runs(dg.RunsFilter(job_name="ingest", tags={".dagster/repository": REPOSITORY_LABEL}))
+    assert [r.run_id for r in listed] == [runs[0].run_id]
     out = capsys.readouterr().out
     assert "documents per source and status" in out and "web" in out
     # each check's verdict, with its severity: two documents are too few to learn a band

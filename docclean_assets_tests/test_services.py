@@ -418,6 +418,9 @@ def _ui_shows_checks_and_pictures(base: str, shots: Path) -> None:
         page.screenshot(path=str(shots / "checks.png"))
 
         page.goto(f"{base}/assets/quality_report?view=events&partition={PARTITION}")
+        # the source's health, from the asset's own page: the failed check and why, in one line
+        health = page.locator("tr", has_text="health")
+        health.get_by_text(f"{PARTITION}: ERROR: failed_documents FAILED: 1 of 4 documents failed", exact=False).wait_for()
         histogram = page.locator("tr", has_text="retention_histogram")
         # Dagster shows Markdown longer than 1000 characters behind this link, in a dialog
         histogram.get_by_text("[Show Markdown]").click()

@@ -38,7 +38,9 @@ settings:
 
 
 @pytest.mark.parametrize("body, needle", [
-    ("  alpha:\n    path: docs\n    colour: red\n", "source 'alpha': key 'colour': unknown key"),
+    ("  alpha:\n    path: docs\n    colour: red\n", "source 'alpha': key 'colour': unknown key (allowed: html, "),
+    ("  alpha:\n    path: docs\n    retention_bnd: [0.5, 1]\n",
+     "source 'alpha': key 'retention_bnd': unknown key; did you mean 'retention_band'?"),
     ("  alpha:\n    path: nowhere\n", "source 'alpha': key 'path': directory"),
     ("  alpha:\n    path: docs\n  alpha:\n    path: docs\n", "duplicate key 'alpha'"),
     ("  alpha:\n    path: docs\n    schedule: '61 * * * *'\n", "source 'alpha': key 'schedule'"),
@@ -64,6 +66,12 @@ def test_errors_name_source_and_key(tmp_path, body, needle):
     assert needle in str(err.value)
 
 
+def test_a_misspelt_top_level_key_is_named_before_the_missing_sources(tmp_path):
+    f = _write(tmp_path, "sourcse:\n  alpha:\n    path: docs\n")
+    with pytest.raises(SourceConfigError, match="unknown top-level key 'sourcse'; did you mean 'sources'\\?$"):
+        load_sources(f)
+
+
 def test_a_path_on_object_storage_is_a_normalised_prefix_checked_without_network(tmp_path, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # nothing listens: load must not connect
     f = _write(tmp_path, "sources:\n  cloud: {path: 's3://bucket/team docs/'}\n  legacy: {path: 's3a://bucket'}\n"
@@ -77,7 +85,9 @@ def test_a_path_on_object_storage_is_a_normalised_prefix_checked_without_network
 @pytest.mark.parametrize("settings, needle", [
     ("  fetch: {timeout_s: 'soon'}\n", "settings: settings.fetch.timeout_s: expected a number, got str 'soon'"),
     ("  fetch: {timeout_s: 0}\n", "settings: settings.fetch: fetch timeout_s and max_bytes must be > 0"),
-    ("  fetch: {timeout: 3}\n", "settings: unknown settings key(s) in fetch: ['timeout']"),
+    ("  fetch: {timeout: 3}\n", "settings: unknown settings key(s) in fetch: ['timeout']; did you mean 'timeout_s'?"),
+    ("  engin: {kind: local}\n", "settings: unknown settings section 'engin'; did you mean 'engine'?"),
+    ("  pdf: {word_gap: 0.3}\n", "settings: unknown settings key(s) in pdf: ['word_gap']; did you mean 'word_gap_em'?"),
     ("  pdf: {word_gap_em: '0.2'}\n", "settings: settings.pdf.word_gap_em: expected a number, got str '0.2'"),
     ("  colours: {}\n", "settings: unknown settings section 'colours'"),
 ])

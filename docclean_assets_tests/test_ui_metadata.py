@@ -13,7 +13,7 @@ import dagster as dg
 import pytest
 from PIL import Image
 
-from docclean_assets.checks import failed_limit
+from docclean_assets.pipeline.health import failed_limit
 from docclean_assets.graph import INGEST_JOB, build_defs
 from docclean_assets.insight import INLINE_MD_CHARS, KEPT
 from docclean_assets.sources import Source
@@ -131,6 +131,11 @@ def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_pa
     png = base64.b64decode(re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)\)", md).group(1))
     assert Image.open(io.BytesIO(png)).size == (560, 220)
     assert report["retention_band"].value == "configured: 0.600 to 1.000"  # data/sources.yaml's band
+    assert report["health"].value == "reports: healthy: every check passed"
+    office = _materializations(results["office"])["quality_report"].metadata
+    assert office["health"].value == ("office: ERROR: revision_count FAILED: 1 of 3 documents over max_revisions 0, "
+                                      "configured on the source")
+    assert [r.data["verdict"] for r in office["checks"].value.records] == ["passed", "passed", "FAILED"]
     blocks = _materializations(results["reports"])["normalized_blocks"].metadata
     kinds = {r.data["kind"]: r.data["blocks"] for r in report["blocks_per_kind"].value.records}
     assert sum(kinds.values()) == blocks["dagster/row_count"].value and kinds["paragraph"] > 0
@@ -145,10 +150,11 @@ def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_pa
 
     checks = {(k, c.check_name): c for k, r in results.items() for c in r.get_asset_check_evaluations()}
     assert checks[("reports", "retention_band")].passed and checks[("reports", "retention_band")].metadata["band"].value == "configured"
-    assert checks[("office", "retention_band")].severity == dg.AssetCheckSeverity.WARN  # 3 documents: undecided
-    assert not checks[("office", "revision_count")].passed  # the contract under revision (max_revisions: 0)
+    # the demo's only red is the one it shows: the contract under revision (office: max_revisions: 0)
+    assert not checks[("office", "revision_count")].passed
+    assert checks[("office", "revision_count")].severity == dg.AssetCheckSeverity.ERROR
     assert checks[("office", "revision_count")].metadata["over"].value >= 1
-    assert all(checks[(k, "failed_documents")].passed for k in results)
+    assert sorted(key for key, c in checks.items() if not c.passed) == [("office", "revision_count")]
 
     # An unchanged rerun commits nothing: every asset keeps its data version and says it is unchanged,
     # and quality_report's pictures are the ones recorded with that version (nothing is drawn again).

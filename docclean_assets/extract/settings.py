@@ -15,7 +15,7 @@ from docclean_assets.extract.html.settings import HtmlSettings
 from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.pdf.settings import PdfSettings
-from docclean_assets.extract.validation import Fraction, SettingError, check_section
+from docclean_assets.extract.validation import Fraction, SettingError, check_section, did_you_mean
 
 S = TypeVar("S")
 
@@ -288,8 +288,8 @@ class Settings:
         type or out of its range is a ValueError naming it (`settings.pdf.word_gap_em: ...`)."""
         settings = cls()
         for section, values in (data or {}).items():
-            if section not in {f.name for f in fields(cls)}:
-                raise ValueError(f"unknown settings section {section!r}")
+            if section not in (names := {f.name for f in fields(cls)}):
+                raise ValueError(f"unknown settings section {section!r}{did_you_mean(section, names)}")
             settings = replace(settings, **{section: section_from_dict(section, getattr(settings, section), values)})
         return settings
 
@@ -308,9 +308,10 @@ def section_from_dict(name: str, current: S, values: object) -> S:
     unknown key, a value of the wrong type or out of its range is a ValueError naming it."""
     if not isinstance(values, dict):
         raise ValueError(f"settings.{name}: expected a mapping of keys to values, got {values!r}")
-    unknown = set(values) - {f.name for f in fields(current)}  # type: ignore[arg-type]
+    known = {f.name for f in fields(current)}  # type: ignore[arg-type]
+    unknown = sorted(set(values) - known)
     if unknown:
-        raise ValueError(f"unknown settings key(s) in {name}: {sorted(unknown)}")
+        raise ValueError(f"unknown settings key(s) in {name}: {unknown}{did_you_mean(unknown[0], known)}")
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
     try:
         return replace(current, **values)  # type: ignore[type-var]

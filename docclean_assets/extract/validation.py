@@ -6,9 +6,11 @@ ValueError that names the field, which `Settings.from_dict` re-words as `setting
 """
 from __future__ import annotations
 
+import difflib
 import math
 import types
 import typing
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 from functools import cache
 from typing import Annotated, Any
@@ -38,6 +40,17 @@ class SettingError(ValueError):
     def __init__(self, section: str, key: str, reason: str) -> None:
         super().__init__(f"{section}.{key}: {reason}")
         self.section, self.key, self.reason = section, key, reason
+
+
+# How alike an unknown key must be to a known one (difflib's ratio, 0-1) to be offered as "did you mean":
+# 0.6 (difflib's own default) catches one or two letters wrong or swapped in keys of 4-25 letters.
+SUGGEST_MIN_RATIO = 0.6
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """'; did you mean 'x'?' for the known name closest to a misspelt one, or '' when none is close."""
+    close = difflib.get_close_matches(str(word), sorted(choices), n=1, cutoff=SUGGEST_MIN_RATIO)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 @cache

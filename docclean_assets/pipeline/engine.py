@@ -69,6 +69,58 @@ class EngineSettings:
 Group = list[tuple[Job, Outcome]]  # documents that finished together: their rows are committed together
 
 
+class EngineUnavailable(RuntimeError):
+    """The engine cannot parse any document (unreachable, no workers, workers that cannot start a
+    document's process): found before any document is sent, said in one line."""
+
+
+def check_engine(engine: EngineSettings) -> None:
+    """Raise EngineUnavailable when the engine would fail every document; locally there is nothing to check."""
+    if engine.kind == "local":
+        return
+    from distributed import Client
+
+    try:
+        client = Client(engine.address, timeout=engine.connect_timeout_s, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise EngineUnavailable(f"the Dask scheduler at {engine.address} cannot be reached within "
+                                f"{engine.connect_timeout_s:g} s ({type(exc).__name__}); is `dask scheduler` running?") from None
+    try:
+        if not client.nthreads():
+            raise EngineUnavailable(f"no worker is connected to the Dask scheduler at {engine.address}: start one "
+                                    f"with `DASK_DISTRIBUTED__WORKER__DAEMON=False dask worker {engine.address}`")
+        try:
+            states = client.run(worker_state)
+        except Exception as exc:  # noqa: BLE001 - the workers' own error, whatever it is, in one line
+            raise EngineUnavailable(f"the Dask workers at {engine.address} cannot run docclean: "
+                                    f"{type(exc).__name__}: {_first_line(exc)} (install docclean, the same version, "
+                                    "in the workers' environment)") from None
+        daemonic = sorted(addr for addr, daemon in states.items() if daemon)
+        if daemonic:
+            raise EngineUnavailable(
+                f"{len(daemonic)} of {len(states)} Dask workers at {engine.address} run as daemonic processes, which "
+                "may not start the process each document is parsed in: start them with "
+                f"`DASK_DISTRIBUTED__WORKER__DAEMON=False dask worker {engine.address}` "
+                "(or distributed.worker.daemon: false in the Dask config)")
+    finally:
+        client.close()
+
+
+def worker_state() -> bool:
+    """Run on each Dask worker: whether it is a daemonic process (its tasks may not start children).
+    Importing the library here proves the worker can unpickle docclean's tasks."""
+    import multiprocessing
+
+    import docclean_assets.extract.isolate  # noqa: F401 - what every task imports first
+
+    return bool(multiprocessing.current_process().daemon)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "(no message)"
+
+
 @dataclass(frozen=True, slots=True)
 class Stored:
     """A document parsed on a cluster worker: its report's columns, and the part holding its blocks

@@ -1,6 +1,7 @@
-"""`docclean text` as a user runs it: the bundled samples through `docclean run`, then each document's
-cleaned text out of the committed tables, compared with golden Markdown (golden/text/, regenerated
-with `make golden`)."""
+"""The first hour's commands as a user runs them: the bundled samples (and a source with a corrupt file)
+through `docclean run`, then `docclean summary`'s health of each source and `docclean text`'s cleaned
+text of each document out of the committed tables, compared with golden Markdown (golden/text/,
+regenerated with `make golden`)."""
 from __future__ import annotations
 
 import json
@@ -34,6 +35,26 @@ def ran(tmp_path_factory) -> tuple[Path, Path]:
     data = root / "out"
     assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data), "--quiet"]) == 0
     return cfg, data
+
+
+def test_summary_prints_each_sources_health(ran, capsys):
+    cfg, data = ran
+    assert cli_main(["summary", "--sources", str(cfg), "--data-dir", str(data)]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("source health"):out.index("documents per source and status")].splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in table[2:] if line.startswith("  ") and len(line.split()) == 7}
+    # broken: 1 of 2 failed is above a tenth; one ratio is too few to learn a band (no band configured)
+    assert rows == {"broken": ["2", "1", "-", "FAILED", "WARN", "passed"],
+                    "office": ["3", "0", "0", "passed", "passed", "FAILED"],  # the contract under revision
+                    "reports": ["2", "0", "0", "passed", "passed", "passed"],
+                    "site": ["5", "0", "0", "passed", "passed", "passed"]}
+    checks = ("failed_documents", "retention_band", "revision_count")
+    why = [line.strip() for line in table if len(line.split()) > 2 and line.split()[1] in checks]
+    assert why == ["broken failed_documents FAILED: 1 of 2 documents failed, more than the 0 this source tolerates "
+                   "(max_failed_share 0.1 (default) of 2 documents)",
+                   "broken retention_band WARN: could not decide: 1 documents with a ratio, fewer than the 5 needed "
+                   "to learn a band; set retention_band: [low, high] on the source to decide with a configured band",
+                   "office revision_count FAILED: 1 of 3 documents over max_revisions 0, configured on the source"]
 
 
 @pytest.mark.parametrize("source", ["reports", "office", "site"])
