@@ -4,6 +4,8 @@ text of each document out of the committed tables, compared with golden Markdown
 regenerated with `make golden`)."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 from pathlib import Path
@@ -21,8 +23,9 @@ TEXT_GOLDEN = GOLDEN_DIR / "text"
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory) -> tuple[Path, Path]:
-    """(sources file, data dir) after `docclean run` over the samples and a source with a corrupt file."""
+def ran(tmp_path_factory) -> tuple[Path, Path, str]:
+    """(sources file, data dir, what the run printed) after `docclean run` over the samples and a source
+    with a corrupt file."""
     root = tmp_path_factory.mktemp("text")
     shutil.copytree(SAMPLES, root / "samples")
     (root / "broken").mkdir()
@@ -33,12 +36,21 @@ def ran(tmp_path_factory) -> tuple[Path, Path]:
     cfg = root / "sources.yaml"
     cfg.write_text(sources)
     data = root / "out"
-    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data), "--quiet"]) == 0
-    return cfg, data
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data), "--quiet"]) == 0
+    return cfg, data, printed.getvalue()
+
+
+def test_run_prints_a_failed_document_as_one_plain_line(ran):
+    printed = ran[2]
+    failed = [line.strip() for line in printed.splitlines() if "torn.pdf" in line]
+    assert len(failed) == 1 and failed[0].startswith("failed: torn.pdf: "), printed[-3000:]
+    assert " - WARNING - " not in printed and "dagster - " not in printed  # no raw Dagster log lines
 
 
 def test_summary_prints_each_sources_health(ran, capsys):
-    cfg, data = ran
+    cfg, data, _ = ran
     assert cli_main(["summary", "--sources", str(cfg), "--data-dir", str(data)]) == 0
     out = capsys.readouterr().out
     table = out[out.index("source health"):out.index("documents per source and status")].splitlines()
@@ -59,7 +71,7 @@ def test_summary_prints_each_sources_health(ran, capsys):
 
 @pytest.mark.parametrize("source", ["reports", "office", "site"])
 def test_text_of_each_sample_matches_its_golden_markdown(ran, tmp_path, capsys, source):
-    cfg, data = ran
+    cfg, data, _ = ran
     out = tmp_path / "md"
     assert cli_main(["text", "--source", source, "--out", str(out), "--sources", str(cfg), "--data-dir", str(data)]) == 0
     assert f"-> {out.resolve()}" in capsys.readouterr().out
@@ -72,7 +84,7 @@ def test_text_of_each_sample_matches_its_golden_markdown(ran, tmp_path, capsys, 
 
 
 def test_markdown_holds_the_document_and_nothing_dropped(ran, capsys):
-    cfg, data = ran
+    cfg, data, _ = ran
     args = ["--sources", str(cfg), "--data-dir", str(data)]
     assert cli_main(["text", "notebook-practices.pdf", *args]) == 0
     md = capsys.readouterr().out
@@ -92,7 +104,7 @@ def test_markdown_holds_the_document_and_nothing_dropped(ran, capsys):
 
 
 def test_plain_text_and_jsonl(ran, capsys):
-    cfg, data = ran
+    cfg, data, _ = ran
     args = ["--sources", str(cfg), "--data-dir", str(data)]
     assert cli_main(["text", "services-contract.docx", "--format", "txt", *args]) == 0
     txt = capsys.readouterr().out
@@ -108,7 +120,7 @@ def test_plain_text_and_jsonl(ran, capsys):
 
 
 def test_failed_documents_say_why_in_one_line(ran, tmp_path, capsys):
-    cfg, data = ran
+    cfg, data, _ = ran
     args = ["--sources", str(cfg), "--data-dir", str(data)]
     assert cli_main(["text", "--source", "broken", "--out", str(tmp_path / "o"), *args]) == 0
     io = capsys.readouterr()
@@ -123,7 +135,7 @@ def test_failed_documents_say_why_in_one_line(ran, tmp_path, capsys):
 
 
 def test_python_function_gives_what_the_command_prints(ran, capsys):
-    cfg, data = ran
+    cfg, data, _ = ran
     docs = list(document_texts(source="site", data_dir=data))
     assert [d.path for d in docs] == sorted(p.name for p in (SAMPLES / "site").iterdir())
     assert cli_main(["text", "water-rates.html", "--sources", str(cfg), "--data-dir", str(data)]) == 0

@@ -1,6 +1,7 @@
 """PDF tables: ruled and borderless tables as one Markdown `table` block, fallbacks, captions."""
 from __future__ import annotations
 
+import pytest
 from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.model import Block
@@ -159,6 +160,42 @@ def test_borderless_table_cells_from_aligned_whitespace() -> None:
         assert w not in prose
     body = [b for b in ex.blocks if b.in_body]
     assert body[0].text.startswith("Before") and body[1].kind == "table" and body[2].text.startswith("After")
+
+
+# Header words wider than the right-aligned figures under them, set flush right with them: each header
+# starts left of the middle of the gap between its column's figures and the previous column's, so a
+# boundary there would cut it. Three shapes: narrow and wide columns, three and four value columns.
+FLUSH_RIGHT_HEADS = [
+    ([150, 40, 55, 65], ["Practice", "Labs", "Findings", "Reproduced"],
+     [["Bench-time records", "5", "32", "78%"], ["End-of-day records", "4", "22", "45%"],
+      ["Weekly reconstruction", "3", "17", "35%"], ["Paper notebook", "7", "42", "57%"]]),
+    ([120, 60, 70], ["Station", "Readings", "Exceedances"],
+     [["Harbour Road", "412", "9"], ["Mill Lane", "388", "14"], ["North Quay", "405", "3"],
+      ["Station Square", "377", "21"]]),
+    ([110, 50, 50, 60, 70], ["Fund", "Assets", "Returns", "Volatility", "Drawdowns"],
+     [["Growth", "8.1", "6.2", "14.0", "-21.5"], ["Income", "3.4", "4.1", "7.2", "-9.8"],
+      ["Balanced", "5.6", "5.0", "10.1", "-15.2"], ["Cautious", "2.2", "3.3", "5.4", "-6.1"]]),
+]
+
+
+@pytest.mark.parametrize("widths, head, rows", FLUSH_RIGHT_HEADS, ids=["four", "three", "five"])
+def test_a_wide_header_set_flush_with_right_aligned_figures_keeps_its_own_cells(widths, head, rows) -> None:
+    # issue 36: data/samples/notebook-practices.pdf's Table 1 came out `| Practice | Labs Findings Reproduced | | |`
+    intro, outro = words("Before", 50), words("After", 50)
+
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, intro, 72, 80, 468) + 20
+        for r, row in enumerate([head, *rows]):
+            x = 72.0
+            for k, (w, text) in enumerate(zip(widths, row)):
+                font = "Helvetica-Bold" if r == 0 else "Helvetica"
+                left = x + 3 if k == 0 else x + w - 3 - c.stringWidth(text, font, 8.5)
+                _text(c, left, top + 13 * r, text, size=8.5, font=font)
+                x += w
+        para(c, outro, 72, top + 13 * (len(rows) + 1) + 20, 468)
+
+    [table] = _tables(extract_pdf(make_pdf(draw), Settings()).blocks)
+    assert _rows(table.text) == [head, *rows]
 
 
 def test_table_that_cannot_be_aligned_falls_back_to_its_text() -> None:

@@ -136,6 +136,15 @@ def test_dg_check_defs_loads_the_project_and_names_a_bad_config(deployment: Depl
     bad = subprocess.run([str(DG), "check", "defs"], cwd=PROJECT_ROOT, env=deployment.env,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "max_failed_share" in bad.stdout + bad.stderr, bad.stdout[-2000:]
+    # one line names the file and the key; no frame of docclean's loader below it (Dagster's are hidden)
+    shown = bad.stdout + bad.stderr
+    assert (f"SourceConfigError: {deployment.sources}: source '{PARTITION}': key 'max_failed_share': must be a number "
+            "from 0 to 1") in shown, shown[-2000:]
+    assert "sources.py" not in shown and "graph.py" not in shown, shown[-2000:]
+    deployment.sources.write_text(f"sources:\n  {PARTITION}:\n    path: docs\n    retention_bnd: [0.5, 1]\n")
+    typo = subprocess.run([str(DG), "check", "defs"], cwd=PROJECT_ROOT, env=deployment.env,
+                          capture_output=True, text=True, timeout=120)
+    assert "key 'retention_bnd': unknown key; did you mean 'retention_band'?" in typo.stdout + typo.stderr
 
 
 def test_dg_launch_writes_parquet_and_records_the_run(deployment: Deployment):

@@ -155,9 +155,10 @@ def _heads(run: list[Row], rows: list[Row], body: float, s: PdfSettings) -> list
 
 
 def _column_bounds(run: list[Row], body: float, s: PdfSettings) -> list[float]:
-    """x-positions splitting the run into columns: the middles of the x-gaps at least
+    """x-positions splitting the run into columns, one in each x-gap at least
     `table_min_column_gap_em` wide that at most `table_max_straddle_share` of its multi-cell rows
-    cross."""
+    cross: the middle of the gap's stretch crossed by the fewest cells. (The gap's own middle would
+    cut a wide header set flush with its right-aligned figures: "Findings" over "32".)"""
     multi = [r for r in run if len(r.cells) >= 2]
     left = min(c.x0 for r in run for c in r.cells)
     right = max(c.x1 for r in run for c in r.cells)
@@ -168,16 +169,32 @@ def _column_bounds(run: list[Row], body: float, s: PdfSettings) -> list[float]:
             diff[max(0, int(c.x0 - left))] += 1
             diff[min(nbins, int(math.ceil(c.x1 - left)))] -= 1
     limit = int(s.table_max_straddle_share * len(multi))
-    bounds, acc, start = [], 0, None
+    bounds: list[float] = []
+    acc, start, crossing = 0, None, []  # crossing: cells over each bin of the open gap
     for i in range(nbins):
         acc += diff[i]
-        if acc <= limit and start is None:
-            start = i
-        elif acc > limit and start is not None:
+        if acc <= limit:
+            start = i if start is None else start
+            crossing.append(acc)
+        elif start is not None:
             if start > 0 and i - start >= s.table_min_column_gap_em * body:
-                bounds.append(left + (start + i) / 2)
-            start = None
+                bounds.append(left + start + _least_crossed_middle(crossing))
+            start, crossing = None, []
     return bounds
+
+
+def _least_crossed_middle(crossing: list[int]) -> float:
+    """The middle (in bins from the gap's start) of the longest run of bins crossed by the fewest cells."""
+    fewest = min(crossing)
+    best, run_start = (0, 0), None
+    for i, n in enumerate([*crossing, fewest + 1]):
+        if n == fewest and run_start is None:
+            run_start = i
+        elif n != fewest and run_start is not None:
+            best = max(best, (i - run_start, -run_start))
+            run_start = None
+    length, start = best[0], -best[1]
+    return start + length / 2
 
 
 def split_at_bounds(ln: Line, bounds: list[float], min_gap: float) -> list[Line]:
