@@ -307,6 +307,8 @@ LAUNCH = """mutation($p: ExecutionParams!) { launchRun(executionParams: $p) { __
   ... on LaunchRunSuccess { run { runId status } }
   ... on PythonError { message stack } ... on InvalidSubsetError { message }
   ... on RunConfigValidationInvalid { errors { message } } ... on PipelineNotFoundError { message } } }"""
+JOB_RUNS = """query($s: PipelineSelector!) { pipelineOrError(params: $s) { __typename
+  ... on Pipeline { runs { runId } } ... on PythonError { message } } }"""
 RUN_QUERY = """query($id: ID!) { runOrError(runId: $id) { __typename ... on Run { status tags { key value }
   stepStats { stepKey status } } ... on PythonError { message } } }"""
 AFTER_RUN_QUERY = """query($keys: [AssetKeyInput!]) {
@@ -402,6 +404,16 @@ def test_dg_dev_runs_a_partition_and_the_ui_shows_checks_and_pictures(deployment
             verdicts[check] = (execution["status"], execution["evaluation"]["severity"])
         assert verdicts == {"failed_documents": ("FAILED", "ERROR"), "retention_band": ("FAILED", "WARN"),
                             "revision_count": ("SUCCEEDED", "ERROR")}, verdicts
+
+        # A run of `docclean run` on the same instance is listed on the job's page beside the UI's own
+        # (the query behind Jobs -> ingest: the job's runs of this code location).
+        cli = subprocess.run([str(Path(sys.executable).parent / "docclean"), "run", "--quiet"], cwd=deployment.root,
+                             env=deployment.env, capture_output=True, text=True, timeout=180)
+        assert cli.returncode == 0, cli.stderr[-2000:]
+        selector = {"repositoryLocationName": LOCATION, "repositoryName": repository, "pipelineName": JOB}
+        listed = dev.gql(JOB_RUNS, {"s": selector})["pipelineOrError"]
+        assert listed["__typename"] == "Pipeline", listed
+        assert len(listed["runs"]) == 2 and run_id in [r["runId"] for r in listed["runs"]], listed
 
         if chromium_path() is None:  # everything above was checked; only the browser's view is not
             pytest.skip("Chromium is not installed (apt-get install chromium): the UI's pages were not loaded")
