@@ -406,3 +406,25 @@ def test_soft_hyphens_are_never_kept_as_hyphens() -> None:
     assert "\u00ad" not in text and "Not-fall" not in text
     # nor are they counted as characters read (the retention ratio compares kept with read)
     assert ext.report.raw_chars == extract_document(html.replace("&shy;", "").encode(), "html").report.raw_chars
+
+
+@pytest.mark.parametrize("crumb_where", ["header", "nav"])
+def test_a_breadcrumb_repeating_the_title_does_not_take_the_titles_place(crumb_where):
+    # The extractor's text starts with the title; the breadcrumb's last item has the same words and
+    # comes first in the DOM. It is page chrome: the title is matched to the h1, and the crumb stays out.
+    title = "Winter moorings open for booking in the inner basin"
+    crumbs = f"<ol class='breadcrumb'><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li><li>{title}</li></ol>"
+    chrome = f"<header>{crumbs}</header>" if crumb_where == "header" else f"<nav aria-label='Breadcrumb'>{crumbs}</nav>"
+    paras = "".join(f"<p>{p}</p>" for p in [
+        "Boat owners can now book a winter mooring in the inner basin for the months from November to March. "
+        "The basin is sheltered from easterly gales, and the pontoons were replaced last spring.",
+        "Each berth has fresh water and a metered electricity point. Owners must show a current insurance "
+        "certificate before the harbour master allocates a berth for the season.",
+        "Bookings close at the end of September, and any berths left over are offered to visiting yachts on a "
+        "weekly basis until the spring."])
+    page = (f"<html><head><title>{title} | Kestrel Bay</title></head><body>{chrome}<main><article><h1>{title}</h1>"
+            f"{paras}</article></main><footer><p>Port Authority of Kestrel Bay</p></footer></body></html>")
+    blocks = extract_document(page.encode(), "html", Settings()).blocks
+    body = [b for b in blocks if b.in_body]
+    assert body[0].kind == "title" and body[0].text == title
+    assert [b.drop_reason for b in blocks if b.kind == "list_item" and b.text == title] == ["boilerplate"]

@@ -473,9 +473,12 @@ def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str], s
     the DOM's own text and structure; body text no unit accounts for is inserted as blocks. Units
     in `skip` (in-page furniture) take no part."""
     matcher = Matcher(main_segs, hs.match_min_chars, hs.match_min_coverage, hs.match_max_steps)
-    for i, (u, k) in enumerate(zip(units, ukeys)):
-        if i not in skip and u.kind != Kind.TABLE and matcher.match_exact(k, i):
-            status[i] = None
+    # units outside the page's chrome first: a breadcrumb repeating the title must not take the
+    # title's text from the h1 (the chrome veto below would then drop both)
+    for template in (False, True):
+        for i, (u, k) in enumerate(zip(units, ukeys)):
+            if u.template == template and i not in skip and u.kind != Kind.TABLE and matcher.match_exact(k, i):
+                status[i] = None
     for i, (u, k) in enumerate(zip(units, ukeys)):
         if status[i] is None or i in skip:
             continue
