@@ -186,8 +186,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
             if store.inputs("quality_report", src.name) != inputs:  # else the same rows are committed already
                 store.overwrite("quality_report", src.name, stream, inputs)
             version = data_version(store.data_version("quality_report", [src.name]))
-        columns = sorted({"flags", *health.HEALTH_COLUMNS}, key=[*health.HEALTH_COLUMNS, "flags"].index)
-        table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=columns)
+        table = store.read("quality_report", src.name, QUALITY_SCHEMA, columns=[*health.HEALTH_COLUMNS, "flags"])
         verdicts = health.source_verdicts(src, table.to_pylist(), quality)
         statuses = raw.count_by(table, "status")
         ratios = [r for r in table.column("retention_ratio").to_pylist() if r is not None]

@@ -79,7 +79,7 @@ def _matching(document: str | None) -> tuple[str, dict]:
     ids = {document.lower()}
     if Path(document).is_file():
         ids.add(file_doc_id(document))
-    tail = document.replace("\\", "/").lstrip("./")
+    tail = re.sub(r"^(?:\./)+", "", document.replace("\\", "/"))  # ./report.pdf is report.pdf
     return ("doc_id IN (SELECT unnest($ids)) OR path = $doc OR path = $tail OR ends_with(path, '/' || $tail)",
             {"ids": sorted(ids), "doc": document, "tail": tail})
 

@@ -53,16 +53,15 @@ def blocks_to_pieces(blocks: Sequence[Block]) -> tuple[list[Piece], list[Note]]:
         texts.setdefault(root.get(b.seq, b.seq), []).append(b.text.strip())
     notes, cites = _notes(kept, root)
     depth_of = _heading_depths(kept)
+    shown = [b for b in kept if b.seq not in root and b.kind != Kind.FOOTNOTE]  # in order, or beside one
+    hosts = {b.seq for b in shown if b.kind not in SIDE_LABELS}  # what side content may sit after
     beside: dict[int, list[Block]] = {}
     order: list[Block] = []
-    anchored = {b.seq for b in kept}
-    for b in kept:
-        if b.seq in root or b.kind == Kind.FOOTNOTE:
-            continue
-        if b.kind in SIDE_LABELS and b.anchor is not None and root.get(b.anchor, b.anchor) in anchored \
-                and root.get(b.anchor, b.anchor) != b.seq:
-            beside.setdefault(root.get(b.anchor, b.anchor), []).append(b)
-        else:
+    for b in shown:
+        host = None if b.anchor is None else root.get(b.anchor, b.anchor)
+        if b.kind in SIDE_LABELS and host in hosts:
+            beside.setdefault(host, []).append(b)
+        else:  # unanchored, or anchored to something not shown on its own: where it stands
             order.append(b)
     pieces: list[Piece] = []
     for b in order:

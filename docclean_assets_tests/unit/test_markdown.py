@@ -56,6 +56,16 @@ def test_side_content_follows_the_block_it_is_anchored_to():
     assert blocks_to_text(blocks) == "First.\n\nSecond.\n\nCall-out: Box 1. Watch out.\n\nSpeaker notes: Say hello.\n"
 
 
+def test_side_content_anchored_to_what_is_not_shown_on_its_own_stays_where_it_stands():
+    # a call-out anchored to a footnote, one anchored to a dropped block, and one to another call-out
+    blocks = [_b(0, "paragraph", "Body."), _b(1, "footnote", "1 Note.", anchor=0, meta=(("marker", "1"),)),
+              _b(2, "callout", "Box A.", anchor=1), _b(3, "paragraph", "Gone.", drop_reason="boilerplate"),
+              _b(4, "callout", "Box B.", anchor=3), _b(5, "callout", "Box C.", anchor=4)]
+    md = blocks_to_markdown(blocks)
+    assert [line for line in md.splitlines() if line.startswith(">")] == \
+        ["> **Call-out:** Box A.", "> **Call-out:** Box B.", "> **Call-out:** Box C."]
+
+
 def test_footnote_labels_are_unique_and_cited_where_anchored():
     blocks = [_b(0, "paragraph", "Claim."), _b(1, "paragraph", "Other claim."),
               _b(2, "footnote", "1 First note.", anchor=0, meta=(("marker", "1"),)),
