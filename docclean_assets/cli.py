@@ -1,4 +1,4 @@
-"""docclean run | text | extract | inspect | sql | summary | chunks | search."""
+"""docclean run | text | summary | sql | chunks | search | extract | inspect | prune."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,7 @@ from dataclasses import asdict
 from dataclasses import replace as dc_replace
 from pathlib import Path
 
-from docclean_assets.paths import default_data_dir, default_sources_file
+from docclean_assets.paths import SOURCES_ENV, default_data_dir, default_sources_file
 from docclean_assets.sources import SourceConfigError, load_sources
 
 EXIT_CONFIG = 2  # bad sources file or arguments
@@ -61,8 +61,66 @@ def _store(args: argparse.Namespace):  # noqa: ANN202 - a Store (imported lazily
     return Store(args.data_dir, config.store if config else None, config.storage if config else None)
 
 
+def _served(args: argparse.Namespace, store) -> tuple[list[str] | None, list[str]]:  # noqa: ANN001 - a Store
+    """(the stored partitions of the sources file's sources, or None without a sources file; the stored
+    sources the file no longer names, whose rows are kept on disk but never served)."""
+    from docclean_assets.pipeline.shards import served_keys
+
+    configured = _configured(args, store)
+    if configured is None:
+        return None, []
+    return served_keys(store.stored_keys(), configured)
+
+
+def _configured(args: argparse.Namespace, store) -> set[str] | None:  # noqa: ANN001 - a Store
+    """The sources to serve: those of the sources file when one is named (--sources or
+    $DOCCLEAN_SOURCES), else those the last `docclean run` on this data dir was given, else every
+    stored one (None)."""
+    if args.sources_named and Path(args.sources).is_file():
+        return set(load_sources(args.sources).sources)
+    recorded = store.recorded_sources()
+    return None if recorded is None else set(recorded)
+
+
+def _connect(args: argparse.Namespace):  # noqa: ANN202 - a duckdb connection over the served sources
+    """DuckDB views over the tables of the configured sources only (every stored one without a sources
+    file); a note on stderr names the stored sources it leaves out."""
+    store = _store(args)
+    served, removed = _served(args, store)
+    _note_removed(removed)
+    return store.connect(sources=served)
+
+
+def _note_removed(removed: list[str]) -> None:
+    if removed:
+        print(f"note: stored but not in the sources file, so not served: {', '.join(removed)} "
+              "(`docclean prune` deletes their tables)", file=sys.stderr)
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    """Delete the tables of every stored source the sources file no longer names."""
+    from docclean_assets.pipeline.shards import source_of
+
+    if not Path(args.sources).is_file():
+        print(f"config error: prune keeps the sources of a sources file; {args.sources} does not exist",
+              file=sys.stderr)
+        return EXIT_CONFIG
+    store = _store(args)
+    _, removed = _served(args, store)
+    for name in removed:
+        keys = [k for k in store.stored_keys() if source_of(k) == name]
+        if getattr(args, "dry_run", False):
+            print(f"would remove source {name!r} ({len(keys)} partition(s))")
+            continue
+        tables = sorted({t for k in keys for t in store.remove(k)})
+        print(f"removed source {name!r}: {len(tables)} table(s) ({', '.join(tables)})")
+    if not removed:
+        print(f"nothing to prune: every stored source is in {args.sources}")
+    return 0
+
+
 def cmd_summary(args: argparse.Namespace) -> int:
-    con = _store(args).connect()
+    con = _connect(args)
     if not {"quality_report", "normalized_blocks"} <= _views(con):
         print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
@@ -85,13 +143,16 @@ def _print_health(args: argparse.Namespace) -> None:
     quality = config.settings.quality if config else QualitySettings()
     store = _store(args)
     rows, why = [], []
+    served, _ = _served(args, store)
     for name in store.sources("quality_report"):
+        if served is not None and name not in served:
+            continue
         table = store.read("quality_report", name, QUALITY_SCHEMA, columns=health.HEALTH_COLUMNS)
         docs = table.to_pylist() if table is not None else []
         src = config.sources.get(name) if config else None
         verdicts = {v.check: v for v in health.source_verdicts(src or Source(name), docs, quality)}
         band = verdicts["retention_band"].figures
-        rows.append((name + ("" if src or not config else " (not in the sources file)"), len(docs),
+        rows.append((name, len(docs),
                      verdicts["failed_documents"].figures["failed"], band.get("below", "-"),
                      *(v.word for v in verdicts.values())))
         why += [(name, v.check, v.word, v.description) for v in verdicts.values() if not v.passed]
@@ -110,7 +171,7 @@ def _views(con) -> set[str]:  # noqa: ANN001 - a duckdb connection (imported laz
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
 
-    con = _store(args).connect()
+    con = _connect(args)
     if not _views(con):
         print(f"no tables yet under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
@@ -151,6 +212,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     except StorageUnavailable as exc:
         print(f"storage error: {exc}", file=sys.stderr)
         return EXIT_INFRA
+    args.sources_named = True  # a run serves the sources of the file it runs, and records them
+    if config.store.prune_removed:  # settings: store: prune_removed: as `docclean prune` does
+        cmd_prune(args)
+    else:
+        _note_removed(_served(args, _store(args))[1])
+    _store(args).record_sources(list(config.sources))
     from docclean_assets.pipeline.engine import EngineUnavailable, check_engine
 
     try:  # an engine that would fail every document: refused before any is touched
@@ -335,7 +402,7 @@ def _stored_blocks(args: argparse.Namespace, data: bytes) -> list:
 
     args.data_dir = args.data_dir or str(default_data_dir())
     doc_id = hashlib.sha256(data).hexdigest()
-    con = _store(args).connect()
+    con = _connect(args)
     views = _views(con)
     cur = con.execute("SELECT * FROM normalized_blocks WHERE doc_id = ? ORDER BY seq", [doc_id]) \
         if "normalized_blocks" in views else None
@@ -364,7 +431,10 @@ def _read_chunks(args: argparse.Namespace):  # noqa: ANN202 - a pyarrow Table (i
     """The chunks of --source (every source without it) from the store of --data-dir."""
     from docclean_assets.retrieval import read_chunks
 
-    return read_chunks(args.source, store=_store(args))
+    store = _store(args)
+    served, removed = _served(args, store)
+    _note_removed(removed)
+    return read_chunks(args.source, store=store, among=served)
 
 
 def cmd_chunks(args: argparse.Namespace) -> int:
@@ -393,10 +463,16 @@ def cmd_text(args: argparse.Namespace) -> int:
     from docclean_assets.export import document_texts, write_texts
 
     store = _store(args)
+    served, removed = _served(args, store)
+    _note_removed(removed)
+    if args.source and args.source in removed:
+        print(f"source {args.source!r} is not one of the configured sources: its tables are not served",
+              file=sys.stderr)
+        return 1
     if args.source and args.source not in store.sources("normalized_blocks"):
         print(f"no results for source {args.source!r} under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
-    docs = document_texts(args.source, args.document, args.format, store=store)
+    docs = document_texts(args.source, args.document, args.format, store=store, among=served)
     several = args.document is None and args.format != "jsonl"  # on stdout: say where each document begins
     if args.out:
         written, failed = write_texts(docs, args.out, args.format)
@@ -448,8 +524,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
 
     def data_dir_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--sources", default=str(default_sources_file()),
-                       help="sources.yaml (its settings: store: and storage: apply)")
+        p.add_argument("--sources", help="sources.yaml (default: $DOCCLEAN_SOURCES, else data/sources.yaml): its "
+                       "settings: store: and storage: apply; only its sources are served (when no file is named: "
+                       "the sources the last run on the data dir was given)")
         p.add_argument("--data-dir", default=str(default_data_dir()),
                        help="where the tables are: a folder, or s3://bucket/prefix")
 
@@ -492,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
     ins.add_argument("--stored", action="store_true", help="draw the blocks the last run committed for this file "
                      "(with its source's verdicts: source_furniture, site_template) instead of extracting it alone")
     ins.add_argument("--data-dir", help="with --stored: where the tables are (default: as for `docclean sql`)")
-    ins.add_argument("--sources", default=str(default_sources_file()),
+    ins.add_argument("--sources",
                      help="with --stored: sources.yaml whose settings say how to reach the tables")
     ins.set_defaults(fn=cmd_inspect)
 
@@ -501,6 +578,11 @@ def main(argv: list[str] | None = None) -> int:
     sql.add_argument("--json", action="store_true", help="one JSON object per row")
     data_dir_arg(sql)
     sql.set_defaults(fn=cmd_sql)
+
+    prn = sub.add_parser("prune", help="delete the tables of stored sources the sources file no longer names")
+    prn.add_argument("--dry-run", action="store_true", help="only say which sources would be deleted")
+    data_dir_arg(prn)
+    prn.set_defaults(fn=cmd_prune)
 
     summ = sub.add_parser("summary", help="documents, blocks and flags of the last run")
     data_dir_arg(summ)
@@ -523,6 +605,9 @@ def main(argv: list[str] | None = None) -> int:
     sea.set_defaults(fn=cmd_search)
 
     args = parser.parse_args(argv)
+    if hasattr(args, "sources"):  # named by the user (or $DOCCLEAN_SOURCES), or the bundled default
+        args.sources_named = args.sources is not None or bool(os.environ.get(SOURCES_ENV))
+        args.sources = args.sources or str(default_sources_file())
     if getattr(args, "data_dir", None) is not None:  # extract and inspect never load the store
         from docclean_assets.store.tables import StorageUnavailable, StoreError
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,14 +47,17 @@ class DocumentText:
 
 
 def document_texts(source: str | None = None, document: str | None = None, fmt: str = "md",
-                   data_dir: str | Path | None = None, store: Store | None = None) -> Iterator[DocumentText]:
-    """Each committed document of `source` (every source when None) in path order, or only those
-    `document` names (a stored path or its tail, a doc_id, or a local file, matched by its content),
-    as `fmt` (md | txt | jsonl) from the tables under `data_dir` (default: `docclean run`'s) or `store`."""
+                   data_dir: str | Path | None = None, store: Store | None = None,
+                   among: Sequence[str] | None = None) -> Iterator[DocumentText]:
+    """Each committed document of `source` (every source when None, or every one of `among`: the
+    configured ones) in path order, or only those `document` names (a stored path or its tail, a
+    doc_id, or a local file, matched by its content), as `fmt` (md | txt | jsonl) from the tables
+    under `data_dir` (default: `docclean run`'s) or `store`."""
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     store = store or Store(str(data_dir or default_data_dir()))
-    names = [source] if source is not None else store.sources("normalized_blocks")
+    names = [source] if source is not None else [n for n in store.sources("normalized_blocks")
+                                                 if among is None or n in among]
     where, params = _matching(document)
     for name in names:
         con = store.connect_for(name, {"blocks": ("normalized_blocks", BLOCKS_SCHEMA),

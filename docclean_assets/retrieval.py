@@ -26,12 +26,12 @@ SHOWN = ["source", "path", "chunk_id", "chunk_index", "role", "heading_path", "p
 
 
 def read_chunks(source: str | None = None, data_dir: str | Path | None = None, columns: Sequence[str] | None = None,
-                store: Store | None = None) -> pa.Table:
-    """The chunks the last run committed for one source (every source when None), in document order;
-    from the tables under `data_dir` (a folder or s3://bucket/prefix; default: `docclean run`'s, as
-    $DOCCLEAN_DATA_DIR or data/out), or those of `store`."""
+                store: Store | None = None, among: Sequence[str] | None = None) -> pa.Table:
+    """The chunks the last run committed for one source (every source when None, or every one of
+    `among`: the configured ones), in document order; from the tables under `data_dir` (a folder or
+    s3://bucket/prefix; default: `docclean run`'s, as $DOCCLEAN_DATA_DIR or data/out), or those of `store`."""
     store = store or Store(str(data_dir or default_data_dir()))
-    names = [source] if source is not None else store.sources("chunks")
+    names = [source] if source is not None else [n for n in store.sources("chunks") if among is None or n in among]
     tables = [t for name in names if (t := store.read("chunks", name, CHUNKS_SCHEMA, columns=columns)) is not None]
     schema = CHUNKS_SCHEMA if columns is None else pa.schema([CHUNKS_SCHEMA.field(c) for c in columns])
     table = pa.concat_tables(tables) if tables else schema.empty_table()

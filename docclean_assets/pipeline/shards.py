@@ -68,3 +68,16 @@ def retire(store: Store, key: str) -> int:
             store.commit_pair("parsed_blocks", key, paths, BLOCKS_SCHEMA.empty_table(), DOCS_SCHEMA.empty_table(),
                               BLOCKS_SCHEMA)
     return len(paths)
+
+
+def source_of(key: str) -> str:
+    """The source a store partition belongs to: the key itself, or the source of a shard key."""
+    m = _SHARD_KEY.match(key)
+    return m.group("source") if m else key
+
+
+def served_keys(stored: list[str], configured: set[str]) -> tuple[list[str], list[str]]:
+    """(the stored partition keys of configured sources, the stored sources no longer configured)."""
+    served = [k for k in stored if source_of(k) in configured]
+    removed = sorted({source_of(k) for k in stored} - configured)
+    return served, removed

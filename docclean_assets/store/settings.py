@@ -23,6 +23,9 @@ class StoreSettings:
     # spills to disk. The stages read a chunk of documents at a time, so on the 10,000-document scale
     # bench source (~170 k blocks) DuckDB stays far below it (a whole-source sort, before, failed at 64 MiB).
     duckdb_memory_mb: Annotated[int, Range(64, None)] = 256
+    # Whether `docclean run` deletes the tables of sources no longer in the sources file (as `docclean
+    # prune` does) before it runs; off, they stay on disk, unserved, and every run names them.
+    prune_removed: bool = False
 
     def __post_init__(self) -> None:
         check_section(self)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -54,6 +55,7 @@ PAIRS = {"parsed_blocks": "parsed_documents", "normalized_blocks": "_normalized_
 INDEX_OF = {index: data for data, index in PAIRS.items()}
 INTERNAL = ("_normalized_documents", "_chunked_documents")  # bookkeeping tables: no DuckDB view
 LOCK_DIR = "_locks"
+SOURCES_RECORD = "_sources.json"  # the sources the last `docclean run` was configured with
 _PIN_APP = "docclean:"  # app_id prefix of the pin transaction
 _INPUTS_APP = "docclean-inputs"  # app_id of the number an overwrite records about its inputs
 _ZSTD = WriterProperties(compression="ZSTD")  # text compresses ~1.5x better than with the default snappy
@@ -181,6 +183,38 @@ class Store:
         """Sources with a folder for the table (committed or not)."""
         names = self.location.listdir(self.location.join(table))
         return sorted(n.removeprefix("source=") for n in names if n.startswith("source="))
+
+    def stored_keys(self) -> list[str]:
+        """Every partition key with a folder in any table (sources, and the shards of a sharded parse)."""
+        return sorted({key for table in (*TABLES, *INTERNAL) for key in self.sources(table)})
+
+    def record_sources(self, names: Sequence[str]) -> None:
+        """Record the sources a run was configured with: what readers serve when not told otherwise."""
+        self.location.write_bytes(self.location.join(SOURCES_RECORD), json.dumps(sorted(names)).encode())
+
+    def recorded_sources(self) -> list[str] | None:
+        """The sources the last `record_sources` named, or None when no run recorded any."""
+        uri = self.location.join(SOURCES_RECORD)
+        try:
+            return list(json.loads(self.location.fs.cat_file(uri)))
+        except FileNotFoundError:
+            return None
+
+    def remove(self, key: str) -> list[str]:
+        """Delete one partition from every table, under its lock; the tables it was in. Each table's log
+        goes first, so a reader meanwhile finds no table (served as empty), never a damaged one."""
+        removed = []
+        with self.locked(key):
+            for table in (*TABLES, *INTERNAL):
+                uri = self.uri(table, key)
+                if not self.location.exists(uri):
+                    continue
+                log = f"{uri}/_delta_log"
+                if self.location.exists(log):
+                    self.location.fs.rm(log, recursive=True)
+                self.location.fs.rm(uri, recursive=True)
+                removed.append(table)
+        return removed
 
     # -- reading -----------------------------------------------------------------------------
     def read(self, table: str, source: str, schema: pa.Schema | None = None, columns: Sequence[str] | None = None,
