@@ -1,4 +1,5 @@
-"""docclean run | text | summary | sql | chunks | search | extract | inspect | prune."""
+"""docclean run | extract | inspect, and the command line itself; the commands that read the committed
+tables (text, summary, sql, chunks, search, prune) are in cli_tables.py."""
 from __future__ import annotations
 
 import argparse
@@ -11,182 +12,12 @@ from dataclasses import asdict
 from dataclasses import replace as dc_replace
 from pathlib import Path
 
+from docclean_assets.cli_tables import (
+    EXIT_CONFIG, EXIT_INFRA, cmd_chunks, cmd_prune, cmd_search, cmd_sql, cmd_summary, cmd_text, connect_served,
+    note_removed, served_sources, store_of, view_names,
+)
 from docclean_assets.paths import SOURCES_ENV, default_data_dir, default_sources_file
 from docclean_assets.sources import SourceConfigError, load_sources
-
-EXIT_CONFIG = 2  # bad sources file or arguments
-EXIT_INFRA = 3  # a step failed for a reason other than one bad document
-
-SUMMARY_QUERIES = {
-    "documents per source and status": """
-        SELECT source, status, count(*) AS documents, sum(raw_chars) AS raw_chars, sum(kept_chars) AS kept_chars,
-               round(median(retention_ratio), 3) AS median_retention
-        FROM quality_report GROUP BY ALL ORDER BY ALL""",
-    "blocks per kind (body = not dropped)": """
-        SELECT kind, count(*) FILTER (WHERE drop_reason IS NULL) AS kept,
-               count(*) FILTER (WHERE drop_reason IS NOT NULL) AS dropped
-        FROM normalized_blocks GROUP BY ALL ORDER BY kept + dropped DESC""",
-    "drop reasons": """
-        SELECT drop_reason, count(*) AS blocks FROM normalized_blocks
-        WHERE drop_reason IS NOT NULL GROUP BY ALL ORDER BY blocks DESC""",
-    "flagged or failed documents": """
-        SELECT source, path, status, array_to_string(flags, ',') AS flags, round(retention_ratio, 3) AS retention,
-               left(coalesce(error, ''), 70) AS error
-        FROM quality_report WHERE len(flags) > 0 OR status <> 'ok' ORDER BY ALL""",
-}
-
-
-def _print_table(con, sql: str) -> None:  # noqa: ANN001 - a duckdb connection (imported lazily)
-    cur = con.execute(sql)
-    _print_rows([d[0] for d in cur.description], cur.fetchall())
-
-
-def _print_rows(cols: list[str], values: list) -> None:
-    """Rows under their column names, each column as wide as its widest value."""
-    rows = [["" if v is None else str(v) for v in row] for row in values]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    print("  " + "  ".join(c.ljust(w) for c, w in zip(cols, widths)))
-    for r in rows:
-        print("  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)))
-    if not rows:
-        print("  (none)")
-
-
-def _store(args: argparse.Namespace):  # noqa: ANN202 - a Store (imported lazily: config errors stay fast)
-    """The store of --data-dir, with `settings: store:` and `settings: storage:` of the sources file
-    when there is one (sql and summary need no sources, only how to reach the tables)."""
-    from docclean_assets.store.tables import Store
-
-    config = load_sources(args.sources) if Path(args.sources).is_file() else None
-    return Store(args.data_dir, config.store if config else None, config.storage if config else None)
-
-
-def _served(args: argparse.Namespace, store) -> tuple[list[str] | None, list[str]]:  # noqa: ANN001 - a Store
-    """(the stored partitions of the sources file's sources, or None without a sources file; the stored
-    sources the file no longer names, whose rows are kept on disk but never served)."""
-    from docclean_assets.pipeline.shards import served_keys
-
-    configured = _configured(args, store)
-    if configured is None:
-        return None, []
-    return served_keys(store.stored_keys(), configured)
-
-
-def _configured(args: argparse.Namespace, store) -> set[str] | None:  # noqa: ANN001 - a Store
-    """The sources to serve: those of the sources file when one is named (--sources or
-    $DOCCLEAN_SOURCES), else those the last `docclean run` on this data dir was given, else every
-    stored one (None)."""
-    if args.sources_named and Path(args.sources).is_file():
-        return set(load_sources(args.sources).sources)
-    recorded = store.recorded_sources()
-    return None if recorded is None else set(recorded)
-
-
-def _connect(args: argparse.Namespace):  # noqa: ANN202 - a duckdb connection over the served sources
-    """DuckDB views over the tables of the configured sources only (every stored one without a sources
-    file); a note on stderr names the stored sources it leaves out."""
-    store = _store(args)
-    served, removed = _served(args, store)
-    _note_removed(removed)
-    return store.connect(sources=served)
-
-
-def _note_removed(removed: list[str]) -> None:
-    if removed:
-        print(f"note: stored but not in the sources file, so not served: {', '.join(removed)} "
-              "(`docclean prune` deletes their tables)", file=sys.stderr)
-
-
-def cmd_prune(args: argparse.Namespace) -> int:
-    """Delete the tables of every stored source the sources file no longer names."""
-    from docclean_assets.pipeline.shards import source_of
-
-    if not Path(args.sources).is_file():
-        print(f"config error: prune keeps the sources of a sources file; {args.sources} does not exist",
-              file=sys.stderr)
-        return EXIT_CONFIG
-    store = _store(args)
-    _, removed = _served(args, store)
-    for name in removed:
-        keys = [k for k in store.stored_keys() if source_of(k) == name]
-        if getattr(args, "dry_run", False):
-            print(f"would remove source {name!r} ({len(keys)} partition(s))")
-            continue
-        tables = sorted({t for k in keys for t in store.remove(k)})
-        print(f"removed source {name!r}: {len(tables)} table(s) ({', '.join(tables)})")
-    if not removed:
-        print(f"nothing to prune: every stored source is in {args.sources}")
-    return 0
-
-
-def cmd_summary(args: argparse.Namespace) -> int:
-    con = _connect(args)
-    if not {"quality_report", "normalized_blocks"} <= _views(con):
-        print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
-        return 1
-    _print_health(args)
-    for title, sql in SUMMARY_QUERIES.items():
-        print(f"\n{title}:")
-        _print_table(con, sql)
-    return 0
-
-
-def _print_health(args: argparse.Namespace) -> None:
-    """One row per source (documents, failed, below its band, each check's verdict), then why each
-    check that did not pass failed, one line each: what the UI's checks say, from the same rows."""
-    from docclean_assets.extract.settings import QualitySettings
-    from docclean_assets.pipeline import health
-    from docclean_assets.sources import Source
-    from docclean_assets.tables import QUALITY_SCHEMA
-
-    config = load_sources(args.sources) if Path(args.sources).is_file() else None
-    quality = config.settings.quality if config else QualitySettings()
-    store = _store(args)
-    rows, why = [], []
-    served, _ = _served(args, store)
-    for name in store.sources("quality_report"):
-        if served is not None and name not in served:
-            continue
-        table = store.read("quality_report", name, QUALITY_SCHEMA, columns=health.HEALTH_COLUMNS)
-        docs = table.to_pylist() if table is not None else []
-        src = config.sources.get(name) if config else None
-        verdicts = {v.check: v for v in health.source_verdicts(src or Source(name), docs, quality)}
-        band = verdicts["retention_band"].figures
-        rows.append((name, len(docs),
-                     verdicts["failed_documents"].figures["failed"], band.get("below", "-"),
-                     *(v.word for v in verdicts.values())))
-        why += [(name, v.check, v.word, v.description) for v in verdicts.values() if not v.passed]
-    print("\nsource health (the checks' verdicts):")
-    _print_rows(["source", "documents", "failed", "below_band", "failed_documents", "retention_band", "revision_count"],
-                rows)
-    for name, check, word, description in why:
-        print(f"  {name} {check} {word}: {description}")
-
-
-def _views(con) -> set[str]:  # noqa: ANN001 - a duckdb connection (imported lazily)
-    """The table views a store connection holds (none before the first run)."""
-    return {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
-
-
-def cmd_sql(args: argparse.Namespace) -> int:
-    import duckdb
-
-    con = _connect(args)
-    if not _views(con):
-        print(f"no tables yet under {args.data_dir}: run `docclean run` first", file=sys.stderr)
-        return 1
-    try:
-        if args.json:
-            cur = con.execute(args.query)
-            cols = [d[0] for d in cur.description]
-            for row in cur.fetchall():
-                print(json.dumps(dict(zip(cols, row)), default=str, ensure_ascii=False))
-        else:
-            _print_table(con, args.query)
-    except duckdb.Error as exc:
-        print(f"sql error: {exc}", file=sys.stderr)
-        return 1
-    return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -216,8 +47,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if config.store.prune_removed:  # settings: store: prune_removed: as `docclean prune` does
         cmd_prune(args)
     else:
-        _note_removed(_served(args, _store(args))[1])
-    _store(args).record_sources(list(config.sources))
+        note_removed(served_sources(args, store_of(args))[1])
+    store_of(args).record_sources(list(config.sources))
     from docclean_assets.pipeline.engine import EngineUnavailable, check_engine
 
     try:  # an engine that would fail every document: refused before any is touched
@@ -402,8 +233,8 @@ def _stored_blocks(args: argparse.Namespace, data: bytes) -> list:
 
     args.data_dir = args.data_dir or str(default_data_dir())
     doc_id = hashlib.sha256(data).hexdigest()
-    con = _connect(args)
-    views = _views(con)
+    con = connect_served(args)
+    views = view_names(con)
     cur = con.execute("SELECT * FROM normalized_blocks WHERE doc_id = ? ORDER BY seq", [doc_id]) \
         if "normalized_blocks" in views else None
     rows = [dict(zip([d[0] for d in cur.description], r, strict=True)) for r in cur.fetchall()] if cur else []
@@ -425,98 +256,6 @@ def _page_trace(trace: object, page: int):
     except KeyError:
         pass
     raise ValueError(f"page {page} has no stage trace (out of range, or no text layer)")
-
-
-def _read_chunks(args: argparse.Namespace):  # noqa: ANN202 - a pyarrow Table (imported lazily)
-    """The chunks of --source (every source without it) from the store of --data-dir."""
-    from docclean_assets.retrieval import read_chunks
-
-    store = _store(args)
-    served, removed = _served(args, store)
-    _note_removed(removed)
-    return read_chunks(args.source, store=store, among=served)
-
-
-def cmd_chunks(args: argparse.Namespace) -> int:
-    from docclean_assets.retrieval import describe, write_chunks
-
-    table = _read_chunks(args)
-    if table.num_rows == 0:
-        print(f"no chunks{' for ' + args.source if args.source else ''} under {args.data_dir}: run `docclean run` first",
-              file=sys.stderr)
-        return 1
-    if args.out:
-        path = write_chunks(table, args.out, args.source or "chunks", args.jsonl)
-        print(f"{table.num_rows} chunks -> {path}")
-    elif args.jsonl:
-        for row in table.to_pylist():
-            print(json.dumps(row, ensure_ascii=False, default=str))
-    else:
-        for row in table.to_pylist():
-            print(describe(row, args.width) + "\n")
-    return 0
-
-
-def cmd_text(args: argparse.Namespace) -> int:
-    """Each document's kept content from the committed tables: on stdout, or one file per document;
-    1 when no document was shown (none matched, or every one matched had failed)."""
-    from docclean_assets.export import document_texts, write_texts
-
-    store = _store(args)
-    served, removed = _served(args, store)
-    _note_removed(removed)
-    if args.source and args.source in removed:
-        print(f"source {args.source!r} is not one of the configured sources: its tables are not served",
-              file=sys.stderr)
-        return 1
-    if args.source and args.source not in store.sources("normalized_blocks"):
-        print(f"no results for source {args.source!r} under {args.data_dir}: run `docclean run` first", file=sys.stderr)
-        return 1
-    docs = document_texts(args.source, args.document, args.format, store=store, among=served)
-    several = args.document is None and args.format != "jsonl"  # on stdout: say where each document begins
-    if args.out:
-        written, failed = write_texts(docs, args.out, args.format)
-        if written:
-            print(f"{len(written)} file(s) ({args.format}) -> {Path(args.out).resolve()}")
-    else:
-        written, failed = [], []
-        for doc in docs:
-            if doc.status != "ok":
-                failed.append(doc)
-                continue
-            if several:
-                print(f"<!-- {doc.source}/{doc.path} -->" if args.format == "md" else f"==> {doc.source}/{doc.path} <==")
-            sys.stdout.write(doc.text + ("\n" if several else ""))
-            written.append(doc)
-    for doc in failed:
-        print(_failed_line(doc), file=sys.stderr)
-    if not written and not failed:
-        what = f"document {args.document!r}" if args.document else "document"
-        where = f" in source {args.source!r}" if args.source else ""
-        print(f"no {what} under {args.data_dir}{where}: run `docclean run` first, or list the stored paths with "
-              "`docclean sql \"SELECT source, path FROM quality_report\"`", file=sys.stderr)
-    return 0 if written else 1
-
-
-def _failed_line(doc) -> str:  # noqa: ANN001 - an export.DocumentText
-    """One line for a document that has no text because it failed."""
-    error = (doc.error or "").strip().splitlines()
-    return f"{doc.source}/{doc.path}: failed: {error[0] if error else 'no error recorded'}"
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    from docclean_assets.retrieval import describe, search
-
-    table = _read_chunks(args)
-    if table.num_rows == 0:
-        print(f"no chunks under {args.data_dir}: run `docclean run` first", file=sys.stderr)
-        return 1
-    hits = search(table, args.question, args.k)
-    if not hits:
-        print("no chunk matches a word of the question")
-    for rank, hit in enumerate(hits, start=1):
-        print(f"{rank}. score {hit.score:.2f}  " + describe(hit.row, args.width) + "\n")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -612,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         from docclean_assets.store.tables import StorageUnavailable, StoreError
 
         try:  # a data dir the table format cannot hold, or storage that cannot be reached: before any work
-            _store(args).check()
+            store_of(args).check()
         except SourceConfigError as exc:
             print(f"config error: {exc}", file=sys.stderr)
             return EXIT_CONFIG

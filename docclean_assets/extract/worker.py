@@ -44,8 +44,12 @@ def extract_file(blob: str, fmt: str, *, sha256: str | None = None, **options: A
     content address raw_files took), bytes that no longer match are refused: the blocks stored under
     a doc_id are always those of its bytes. The stage trace (every char of every page, for debugging)
     stays in the worker: only blocks and report return."""
-    with open(blob, "rb") as fh:
-        data = fh.read()
+    try:
+        with open(blob, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:  # deleted (or moved) after raw_files listed it: this row, in one line
+        raise ExtractionError("file disappeared before it was parsed (listed by raw_files, gone when its worker "
+                              "opened it); the next run drops its rows") from None
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
         raise ExtractionError("file changed while being ingested (its bytes no longer match the sha256 that "
                               "raw_files recorded); run again to ingest the new version")

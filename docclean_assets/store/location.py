@@ -290,7 +290,11 @@ def extract_object(blob: str, fmt: str, *, access: Access, sha256: str | None = 
     from docclean_assets.extract.errors import ExtractionError
     from docclean_assets.extract.model import Extraction
 
-    data = _worker_fs(access).cat_file(blob)
+    try:
+        data = _worker_fs(access).cat_file(blob)
+    except FileNotFoundError:  # deleted after raw_files listed it: this row, in one line
+        raise ExtractionError("object disappeared before it was parsed (listed by raw_files, gone when its worker "
+                              "read it); the next run drops its rows") from None
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
         raise ExtractionError("object changed while being ingested (its bytes no longer match the sha256 that "
                               "raw_files recorded); run again to ingest the new version")

@@ -164,6 +164,19 @@ def test_oversized_file_is_refused_from_its_size_unread(tmp_path):
     assert docs["huge.pdf"]["status"] == "failed" and docs["good.html"]["status"] == "ok"
 
 
+def test_a_file_deleted_after_listing_is_a_failed_row_that_says_so(tmp_path):
+    src = _source(tmp_path, {"page.html": C.good_html("Going"), "stays.html": C.good_html("Staying")})
+    settings = Settings()
+    raw = raw_files_table(src, Path("/nonexistent"), settings)
+    (src.path / "page.html").unlink()  # deleted between raw_files and parsed_blocks
+    _, _, docs, _ = _parse(src, settings, raw=raw)
+    assert docs["page.html"]["status"] == "failed" and docs["stays.html"]["status"] == "ok"
+    assert docs["page.html"]["error"] == ("file disappeared before it was parsed (listed by raw_files, gone when its "
+                                          "worker opened it); the next run drops its rows")
+    _, _, docs, _ = _parse(src, settings)  # the next run: its rows are gone
+    assert set(docs) == {"stays.html"}
+
+
 def test_a_file_replaced_after_hashing_is_never_parsed_under_the_old_id(tmp_path):
     first, second = C.good_html("First version"), C.good_html("Second version")
     src = _source(tmp_path, {"page.html": first})
