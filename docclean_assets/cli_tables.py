@@ -94,14 +94,16 @@ def note_removed(removed: list[str]) -> None:
 
 
 def cmd_prune(args: argparse.Namespace) -> int:
-    """Delete the tables of every stored source the sources file no longer names."""
+    """Delete the tables of every stored source that is not configured: not in the named sources file,
+    or, with none named, not among those the last run on the data dir was given."""
     from docclean_assets.pipeline.shards import source_of
 
-    if not Path(args.sources).is_file():
-        print(f"config error: prune keeps the sources of a sources file; {args.sources} does not exist",
-              file=sys.stderr)
-        return EXIT_CONFIG
     store = store_of(args)
+    keep = _configured(args, store)
+    if keep is None:  # never the bundled default's sources: they may not be the ones this data dir holds
+        print("config error: prune keeps the sources of a sources file: name it (--sources FILE or "
+              f"$DOCCLEAN_SOURCES); no run on {args.data_dir} recorded its sources", file=sys.stderr)
+        return EXIT_CONFIG
     _, removed = served_sources(args, store)
     for name in removed:
         keys = [k for k in store.stored_keys() if source_of(k) == name]
@@ -111,7 +113,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
         tables = sorted({t for k in keys for t in store.remove(k)})
         print(f"removed source {name!r}: {len(tables)} table(s) ({', '.join(tables)})")
     if not removed:
-        print(f"nothing to prune: every stored source is in {args.sources}")
+        print("nothing to prune: every stored source is configured")
     return 0
 
 

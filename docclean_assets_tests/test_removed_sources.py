@@ -71,6 +71,10 @@ def test_an_edited_sources_file_serves_what_a_clean_run_of_it_serves(tmp_path, c
     assert cli_main(["prune", "--sources", str(second), "--data-dir", str(data)]) == 0
     assert capsys.readouterr().out.startswith("removed source 'ferries': 10 table(s)")
     assert set(Store(data).stored_keys()) == {"harbour", "boats"}
+    assert cli_main(["prune", "--data-dir", str(clean)]) == 0  # unnamed: what the last run was given
+    assert capsys.readouterr().out.strip() == "nothing to prune: every stored source is configured"
+    assert cli_main(["prune", "--data-dir", str(tmp_path / "never-run")]) == 2  # nothing to go by: refused
+    assert "prune keeps the sources of a sources file: name it" in capsys.readouterr().err
     # with no sources file named, readers serve the sources the last run on the data dir was given
     assert Store(data).recorded_sources() == ["boats", "harbour"]
     assert cli_main(["sql", QUERIES[0], "--json", "--data-dir", str(data)]) == 0
