@@ -44,11 +44,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"storage error: {exc}", file=sys.stderr)
         return EXIT_INFRA
     args.sources_named = True  # a run serves the sources of the file it runs, and records them
+    store = store_of(args)
     if config.store.prune_removed:  # settings: store: prune_removed: as `docclean prune` does
         cmd_prune(args)
     else:
-        note_removed(served_sources(args, store_of(args))[1])
-    store_of(args).record_sources(list(config.sources))
+        note_removed(served_sources(args, store)[1])
+    store.record_sources(list(config.sources))
     from docclean_assets.pipeline.engine import EngineUnavailable, check_engine
 
     try:  # an engine that would fail every document: refused before any is touched

@@ -118,18 +118,21 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    con = connect_served(args)
+    store = store_of(args)
+    served, removed = served_sources(args, store)
+    note_removed(removed)
+    con = store.connect(sources=served)
     if not {"quality_report", "normalized_blocks"} <= view_names(con):
         print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
-    _print_health(args)
+    _print_health(args, store, served)
     for title, sql in SUMMARY_QUERIES.items():
         print(f"\n{title}:")
         _print_table(con, sql)
     return 0
 
 
-def _print_health(args: argparse.Namespace) -> None:
+def _print_health(args: argparse.Namespace, store, served: list[str] | None) -> None:  # noqa: ANN001 - a Store
     """One row per source (documents, failed, below its band, each check's verdict), then why each
     check that did not pass failed, one line each: what the UI's checks say, from the same rows."""
     from docclean_assets.extract.settings import QualitySettings
@@ -139,9 +142,7 @@ def _print_health(args: argparse.Namespace) -> None:
 
     config = load_sources(args.sources) if Path(args.sources).is_file() else None
     quality = config.settings.quality if config else QualitySettings()
-    store = store_of(args)
     rows, why = [], []
-    served, _ = served_sources(args, store)
     for name in store.sources("quality_report"):
         if served is not None and name not in served:
             continue

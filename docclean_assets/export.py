@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
-from docclean_assets.extract.chunk import CHUNK_KINDS
-from docclean_assets.extract.markdown import blocks_to_markdown, blocks_to_text
+from docclean_assets.extract.markdown import blocks_to_markdown, blocks_to_text, kept_blocks
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.sniff import file_doc_id
 from docclean_assets.paths import default_data_dir
@@ -94,9 +94,7 @@ def render(blocks: list[Block], fmt: str, doc: dict | None = None) -> str:
     if fmt == "txt":
         return blocks_to_text(blocks)
     head = {k: (doc or {}).get(k) for k in ("source", "path", "doc_id", "format")}
-    lines = [json.dumps(head | _record(b), ensure_ascii=False) for b in sorted(blocks, key=lambda b: b.seq)
-             if b.drop_reason is None and b.kind in CHUNK_KINDS]
-    return "".join(line + "\n" for line in lines)
+    return "".join(json.dumps(head | _record(b), ensure_ascii=False) + "\n" for b in kept_blocks(blocks))
 
 
 def _record(b: Block) -> dict:
@@ -124,7 +122,7 @@ def write_texts(texts: Iterable[DocumentText], out_dir: str | Path, fmt: str) ->
     out = Path(out_dir)
     written: dict[Path, None] = {}
     failed: list[DocumentText] = []
-    jsonl: dict[str, object] = {}
+    jsonl: dict[str, TextIO] = {}
     try:
         for doc in texts:
             if doc.status != "ok":
@@ -135,7 +133,7 @@ def write_texts(texts: Iterable[DocumentText], out_dir: str | Path, fmt: str) ->
                 if doc.source not in jsonl:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     jsonl[doc.source] = target.open("w", encoding="utf-8")
-                jsonl[doc.source].write(doc.text)  # type: ignore[attr-defined]
+                jsonl[doc.source].write(doc.text)
             else:
                 target = out / doc.source / file_name(doc.path, fmt)
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -143,5 +141,5 @@ def write_texts(texts: Iterable[DocumentText], out_dir: str | Path, fmt: str) ->
             written[target] = None
     finally:
         for f in jsonl.values():
-            f.close()  # type: ignore[attr-defined]
+            f.close()
     return list(written), failed

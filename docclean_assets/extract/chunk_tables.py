@@ -25,12 +25,17 @@ class ParsedTable:
     row_cells: tuple[tuple[str, ...], ...]
 
 
-def cells(line: str) -> tuple[str, ...]:
-    """The cells of one pipe-table line, unescaped and stripped."""
+def cells(line: str, unescape: bool = True) -> tuple[str, ...]:
+    """The cells of one pipe-table line, stripped (and an escaped bar inside a cell unescaped)."""
     body = line.strip()
     body = body[1:] if body.startswith("|") else body
     body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
-    return tuple(c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(body))
+    return tuple(c.strip().replace("\\|", "|") if unescape else c.strip() for c in _CELL_SPLIT.split(body))
+
+
+def is_separator(line: str) -> bool:
+    """A pipe table's header rule (| --- | :---: |)."""
+    return bool(_SEPARATOR.match(line.strip()))
 
 
 def parse_markdown_table(text: str, header_max_rows: int) -> ParsedTable | None:
@@ -40,7 +45,7 @@ def parse_markdown_table(text: str, header_max_rows: int) -> ParsedTable | None:
     statement's columns. A first row that reads as data (a label, then numbers) is data, with no
     column labels."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) < 2 or not lines[0].lstrip().startswith("|") or not _SEPARATOR.match(lines[1].strip()):
+    if len(lines) < 2 or not lines[0].lstrip().startswith("|") or not is_separator(lines[1]):
         return None
     first, rest = cells(lines[0]), lines[2:]
     if _looks_like_data(first):

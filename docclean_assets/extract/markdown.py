@@ -9,10 +9,11 @@ they stay, with their reasons, in the tables.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from docclean_assets.extract.chunk import CHUNK_KINDS
+from docclean_assets.extract.chunk_tables import cells, is_separator
 from docclean_assets.extract.model import Block, Kind
 
 # Content set beside the prose, shown as a labelled block after the block it belongs to.
@@ -21,7 +22,6 @@ _MAX_DEPTH = 6  # Markdown has six heading levels
 # A list label that numbers its item ("3.", "12)", "(4)"): kept as an ordered item's number.
 _NUMBERED = re.compile(r"^\(?(\d{1,4})[.)]$")
 _LABEL_CHARS = re.compile(r"[^A-Za-z0-9_-]")
-_CELL_BAR = re.compile(r"(?<!\\)\|")  # a bar between cells, not an escaped one inside a cell
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +44,14 @@ class Note:
     text: str
 
 
+def kept_blocks(blocks: Sequence[Block]) -> list[Block]:
+    """The blocks a document's text shows, in reading order: kept, and content (the kinds chunks take)."""
+    return sorted((b for b in blocks if b.drop_reason is None and b.kind in CHUNK_KINDS), key=lambda b: b.seq)
+
+
 def blocks_to_pieces(blocks: Sequence[Block]) -> tuple[list[Piece], list[Note]]:
     """The pieces of a document's kept content in reading order, and its notes."""
-    kept = sorted((b for b in blocks if b.drop_reason is None and b.kind in CHUNK_KINDS), key=lambda b: b.seq)
+    kept = kept_blocks(blocks)
     root = _continuation_roots(kept)
     texts: dict[int, list[str]] = {}
     for b in kept:
@@ -129,48 +134,60 @@ def _piece(b: Block, text: str, depth_of: dict[int, int], notes: tuple[str, ...]
 # -- spelling ---------------------------------------------------------------------------------------
 def pieces_to_markdown(pieces: Sequence[Piece], notes: Sequence[Note]) -> str:
     """Markdown: headings as #, list items, pipe tables, side content as labelled quotes, footnotes as [^n]."""
-    out: list[tuple[str, bool]] = []
-    for p in pieces:
-        refs = "".join(f"[^{n}]" for n in p.notes)
-        if p.kind in (Kind.TITLE, Kind.HEADING):
-            block = "#" * p.depth + " " + _one_line(p.text) + refs
-        elif p.kind == Kind.LIST_ITEM:
-            block = "  " * (p.depth - 1) + p.label + " " + _one_line(p.text) + refs
-        elif p.kind == Kind.CODE:
-            fence = "~~~" if "```" in p.text else "```"
-            block = f"{fence}\n{p.text}\n{fence}"
-        elif p.kind == Kind.TABLE:
-            block = p.text + (f"\n\n{refs}" if refs else "")
-        elif p.kind == Kind.CAPTION:
-            block = f"*{_one_line(p.text)}*{refs}"
-        elif p.label:
-            lines = f"**{p.label}:** {p.text}{refs}".splitlines()
-            block = "\n".join("> " + line if line.strip() else ">" for line in lines)
-        else:
-            block = p.text + refs
-        out.append((block, p.kind == Kind.LIST_ITEM))
-    if notes:
-        out.append(("\n".join(f"[^{n.label}]: {_one_line(n.text)}" for n in notes), False))
-    return _joined(out)
+    return _spelt(pieces, _markdown_block, [f"[^{n.label}]: {_one_line(n.text)}" for n in notes], "[^{}]")
 
 
 def pieces_to_text(pieces: Sequence[Piece], notes: Sequence[Note]) -> str:
     """Plain text: the same pieces without markup (tables as cells between bars, notes as [n])."""
-    out: list[tuple[str, bool]] = []
-    for p in pieces:
-        refs = "".join(f"[{n}]" for n in p.notes)
-        if p.kind == Kind.LIST_ITEM:
-            block = "  " * (p.depth - 1) + p.label + " " + _one_line(p.text) + refs
-        elif p.kind == Kind.TABLE:
-            block = "\n".join(_plain_row(line) for line in p.text.splitlines() if not _is_rule(line)) + refs
-        elif p.label:
-            block = f"{p.label}: {p.text}{refs}"
-        else:
-            block = p.text + refs
-        out.append((block, p.kind == Kind.LIST_ITEM))
-    if notes:
-        out.append(("\n".join(f"[{n.label}] {_one_line(n.text)}" for n in notes), False))
-    return _joined(out)
+    return _spelt(pieces, _text_block, [f"[{n.label}] {_one_line(n.text)}" for n in notes], "[{}]")
+
+
+def _spelt(pieces: Sequence[Piece], block: Callable[[Piece, str], str], note_lines: list[str], ref: str) -> str:
+    """The pieces one after another (items of one list on consecutive lines, others after a blank line),
+    each spelt by `block` with its note references, then the notes."""
+    out = [(block(p, "".join(ref.format(n) for n in p.notes)), p.kind == Kind.LIST_ITEM) for p in pieces]
+    if note_lines:
+        out.append(("\n".join(note_lines), False))
+    parts: list[str] = []
+    for i, (text, item) in enumerate(out):
+        if i:
+            parts.append("\n" if item and out[i - 1][1] else "\n\n")
+        parts.append(text)
+    return "".join(parts) + "\n" if parts else ""
+
+
+def _markdown_block(p: Piece, refs: str) -> str:
+    if p.kind in (Kind.TITLE, Kind.HEADING):
+        return "#" * p.depth + " " + _one_line(p.text) + refs
+    if p.kind == Kind.LIST_ITEM:
+        return _item(p, refs)
+    if p.kind == Kind.CODE:
+        fence = "~~~" if "```" in p.text else "```"
+        return f"{fence}\n{p.text}\n{fence}"
+    if p.kind == Kind.TABLE:
+        return p.text + (f"\n\n{refs}" if refs else "")
+    if p.kind == Kind.CAPTION:
+        return f"*{_one_line(p.text)}*{refs}"
+    if p.label:
+        lines = f"**{p.label}:** {p.text}{refs}".splitlines()
+        return "\n".join("> " + line if line.strip() else ">" for line in lines)
+    return p.text + refs
+
+
+def _text_block(p: Piece, refs: str) -> str:
+    if p.kind == Kind.LIST_ITEM:
+        return _item(p, refs)
+    if p.kind == Kind.TABLE:  # cells between bars, no header rule; an escaped bar stays inside its cell
+        return "\n".join(" | ".join(cells(line, unescape=False)).rstrip()
+                         for line in p.text.splitlines() if not is_separator(line)) + refs
+    if p.label:
+        return f"{p.label}: {p.text}{refs}"
+    return p.text + refs
+
+
+def _item(p: Piece, refs: str) -> str:
+    """A list item on one line, indented by its depth, with its marker."""
+    return "  " * (p.depth - 1) + p.label + " " + _one_line(p.text) + refs
 
 
 def blocks_to_markdown(blocks: Sequence[Block]) -> str:
@@ -183,29 +200,5 @@ def blocks_to_text(blocks: Sequence[Block]) -> str:
     return pieces_to_text(*blocks_to_pieces(blocks))
 
 
-def _joined(blocks: list[tuple[str, bool]]) -> str:
-    """The blocks one after another: items of one list on consecutive lines, others after a blank line."""
-    parts: list[str] = []
-    for i, (block, item) in enumerate(blocks):
-        if i:
-            parts.append("\n" if item and blocks[i - 1][1] else "\n\n")
-        parts.append(block)
-    return "".join(parts) + "\n" if parts else ""
-
-
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _is_rule(line: str) -> bool:
-    """A pipe table's header rule (|---|:--:|)."""
-    cells = line.strip().strip("|").split("|")
-    return bool(cells) and all(re.fullmatch(r"\s*:?-{3,}:?\s*", c) for c in cells)
-
-
-def _plain_row(line: str) -> str:
-    """A pipe table row as its cells between bars, without the outer ones."""
-    s = line.strip()
-    if s.startswith("|") and s.endswith("|") and len(s) > 1:
-        s = s[1:-1]
-    return " | ".join(c.strip() for c in _CELL_BAR.split(s)).rstrip()

@@ -104,7 +104,7 @@ def source_verdicts(src: Source, rows: list[dict], quality: QualitySettings) -> 
 def health_line(source: str, verdicts: list[Verdict]) -> str:
     """The source in one line: 'healthy', or each check that did not pass with its one sentence."""
     bad = [v for v in verdicts if not v.passed]
-    worst = "ERROR" if any(v.severity == ERROR for v in bad) else "WARN" if bad else "healthy"
     if not bad:
         return f"{source}: healthy: every check passed"
+    worst = ERROR if any(v.severity == ERROR for v in bad) else WARN
     return f"{source}: {worst}: " + "; ".join(f"{v.check} {v.word}: {v.description}" for v in bad)
