@@ -13,10 +13,11 @@ from docclean_assets.meta import counts_value, require, result_meta, table_value
 from docclean_assets.parse_asset import build_parse_asset
 from docclean_assets.pipeline import chunks as chunking
 from docclean_assets.pipeline import derive, health, raw
-from docclean_assets.pipeline.shards import shard_keys
+from docclean_assets.pipeline.shards import shard_keys, source_of
 from docclean_assets.resources import Docclean
 from docclean_assets.sources import SourceConfigError
 from docclean_assets.store.location import StorageUnavailable
+from docclean_assets.store.repair import repair_all
 from docclean_assets.tables import (
     BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, CHUNK_CHANGES_SCHEMA, CHUNKS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA,
 )
@@ -67,6 +68,10 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         src, store = docclean.source(context.partition_key), docclean.store
         if docclean.config.engine.kind == "local":  # its start overlaps the inventory, not the first document
             start_fork_server()
+        # a damaged table of the source (a part or log entry lost) is mended before anything reads it
+        repaired = repair_all(store, [k for k in store.stored_keys() if source_of(k) == src.name])
+        for fixed in repaired:
+            context.log.warning(fixed.line())
         with store.locked(src.name):
             previous = store.read("raw_files", src.name, RAW_FILES_SCHEMA) if src.urls or src.prefix else None
             objects: dict[str, int] = {}  # a folder on object storage: objects downloaded, and reused unread
@@ -89,6 +94,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                        not_modified=sum(1 for s in table.column("http_status").to_pylist() if s == 304),
                        **objects, skipped_files=sum(skipped.values()),
                        skipped_types=counts_value(skipped, "extension", "(none)", "files"),
+                       repaired=table_value([{"table": r.table, "what": r.line()} for r in repaired], ["table", "what"]),
                        preview=_preview(table, ["path", "format", "bytes", "error"]))
 
     parse = build_parse_asset(partitions, common("parse"))

@@ -13,8 +13,8 @@ from dataclasses import replace as dc_replace
 from pathlib import Path
 
 from docclean_assets.cli_tables import (
-    EXIT_CONFIG, EXIT_INFRA, cmd_chunks, cmd_prune, cmd_search, cmd_sql, cmd_summary, cmd_text, connect_served,
-    note_removed, served_sources, store_of, view_names,
+    EXIT_CONFIG, EXIT_INFRA, cmd_chunks, cmd_prune, cmd_repair, cmd_search, cmd_sql, cmd_summary, cmd_text,
+    cmd_verify, connect_served, note_removed, served_sources, store_of, view_names,
 )
 from docclean_assets.paths import SOURCES_ENV, default_data_dir, default_sources_file
 from docclean_assets.sources import SourceConfigError, load_sources
@@ -142,6 +142,8 @@ def _problem_lines(asset: str, meta: dict) -> list[str]:
     errors = meta.get("errors")
     records = [r.data for r in getattr(errors.value, "records", [])] if errors is not None else []
     lines = [f"{verb}: {r.get('path')}: {(str(r.get('error') or '').strip().splitlines() or [''])[0]}" for r in records]
+    if (repaired := meta.get("repaired")) is not None:
+        lines += [r.data["what"] for r in getattr(repaired.value, "records", [])]
     if (skipped := meta.get("skipped_files")) is not None and skipped.value:
         types = ", ".join(f"{r.data['extension']} {r.data['files']}" for r in meta["skipped_types"].value.records)
         lines.append(f"skipped {skipped.value} file(s) of types docclean does not read: {types}")
@@ -324,6 +326,19 @@ def main(argv: list[str] | None = None) -> int:
     data_dir_arg(prn)
     prn.set_defaults(fn=cmd_prune)
 
+    ver = sub.add_parser("verify", help="read every committed part whole and check every table's log; "
+                         "one line per damaged table (exit 3 when any)")
+    ver.add_argument("--source", action="append", help="only this source (repeatable)")
+    data_dir_arg(ver)
+    ver.set_defaults(fn=cmd_verify)
+
+    rep = sub.add_parser("repair", help="bring damaged tables back to a whole commit; say what was done and which "
+                         "documents the next run makes again")
+    rep.add_argument("--source", action="append", help="only this source (repeatable)")
+    rep.add_argument("--dry-run", action="store_true", help="only say what is damaged")
+    data_dir_arg(rep)
+    rep.set_defaults(fn=cmd_repair)
+
     summ = sub.add_parser("summary", help="documents, blocks and flags of the last run")
     data_dir_arg(summ)
     summ.set_defaults(fn=cmd_summary)
@@ -362,8 +377,13 @@ def main(argv: list[str] | None = None) -> int:
         except StoreError as exc:
             print(f"config error: {exc}", file=sys.stderr)
             return EXIT_CONFIG
+    from docclean_assets.store.damage import TableDamaged
+
     try:
         return args.fn(args)
+    except TableDamaged as exc:  # a reader met a damaged table: what is wrong and what to run, in one line
+        print(str(exc), file=sys.stderr)
+        return EXIT_INFRA
     except BrokenPipeError:  # `docclean sql ... | head` closed the pipe: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
         return 0

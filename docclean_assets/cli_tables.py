@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -78,13 +79,14 @@ def _configured(args: argparse.Namespace, store) -> set[str] | None:  # noqa: AN
     return None if recorded is None else set(recorded)
 
 
-def connect_served(args: argparse.Namespace):  # noqa: ANN202 - a duckdb connection over the served sources
+def connect_served(args: argparse.Namespace, damaged: list | None = None):  # noqa: ANN202 - a duckdb connection
     """DuckDB views over the tables of the configured sources only (every stored one without a sources
-    file); a note on stderr names the stored sources it leaves out."""
+    file); a note on stderr names the stored sources it leaves out. A damaged table gets no view and
+    its Damage goes to `damaged` (without that list, TableDamaged)."""
     store = store_of(args)
     served, removed = served_sources(args, store)
     note_removed(removed)
-    return store.connect(sources=served)
+    return store.connect(sources=served, damaged=damaged)
 
 
 def note_removed(removed: list[str]) -> None:
@@ -117,11 +119,58 @@ def cmd_prune(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keys(args: argparse.Namespace, store) -> list[str]:  # noqa: ANN001 - a Store
+    """The stored partitions of --source (every stored one without it)."""
+    from docclean_assets.pipeline.shards import source_of
+
+    return [k for k in store.stored_keys() if not args.source or source_of(k) in args.source]
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Read every part the last commits name, whole, and check every log: one line per damaged table
+    and a total; EXIT_INFRA when anything is damaged."""
+    from docclean_assets.store.repair import Tally, find_damage
+
+    store, tally = store_of(args), Tally()
+    damaged = [d for key in _keys(args, store) for d in find_damage(store, key, "full", tally)]
+    for damage in damaged:
+        print(damage.line())
+    print(f"verified {tally.tables} table(s): {tally.parts} part(s), {tally.bytes:,} bytes read in full; "
+          + (f"{len(damaged)} damaged (`docclean repair` repairs them)" if damaged else "no damage found"))
+    return EXIT_INFRA if damaged else 0
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    """Repair every damaged table (every part read whole, as `verify` does),
+    saying what was done; with --dry-run only what is damaged."""
+    from docclean_assets.store.repair import find_damage, repair
+
+    store, found = store_of(args), 0
+    for key in _keys(args, store):
+        if args.dry_run:
+            damage = find_damage(store, key, "full")
+            found += len(damage)
+            for d in damage:
+                print(f"would repair: table {d.table} of source {d.key!r}: {d.problem}")
+            continue
+        for fixed in repair(store, key, "full"):
+            found += 1
+            print(fixed.line())
+    if not found:
+        print("nothing to repair: no damaged table found (`docclean verify` reads every part whole)")
+    return 0
+
+
 def cmd_summary(args: argparse.Namespace) -> int:
     store = store_of(args)
     served, removed = served_sources(args, store)
     note_removed(removed)
-    con = store.connect(sources=served)
+    damaged: list = []
+    con = store.connect(sources=served, damaged=damaged)
+    if damaged:
+        for damage in damaged:
+            print(damage.line(), file=sys.stderr)
+        return EXIT_INFRA
     if not {"quality_report", "normalized_blocks"} <= view_names(con):
         print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
@@ -170,7 +219,14 @@ def view_names(con) -> set[str]:  # noqa: ANN001 - a duckdb connection (imported
 def cmd_sql(args: argparse.Namespace) -> int:
     import duckdb
 
-    con = connect_served(args)
+    damaged: list = []
+    con = connect_served(args, damaged)
+    if hit := [d for d in damaged if re.search(rf"\b{d.table}\b", args.query, re.IGNORECASE)]:
+        for damage in hit:
+            print(damage.line(), file=sys.stderr)
+        return EXIT_INFRA
+    for damage in damaged:  # not queried: the other tables stay queryable
+        print(f"note: {damage.line()}", file=sys.stderr)
     if not view_names(con):
         print(f"no tables yet under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
@@ -183,9 +239,25 @@ def cmd_sql(args: argparse.Namespace) -> int:
         else:
             _print_table(con, args.query)
     except duckdb.Error as exc:
+        if not isinstance(exc, (duckdb.ParserException, duckdb.BinderException, duckdb.CatalogException)):
+            if damage := _damage_behind(args, args.query):  # a part that reads wrong inside its whole footer
+                print(damage[0].line(), file=sys.stderr)
+                return EXIT_INFRA
         print(f"sql error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _damage_behind(args: argparse.Namespace, query: str) -> list:
+    """The damaged parts (each read whole) of the served tables a failed query names."""
+    from docclean_assets.store.tables import TABLES
+
+    store = store_of(args)
+    served, _ = served_sources(args, store)
+    keys = store.stored_keys() if served is None else served
+    named = [t for t in TABLES if re.search(rf"\b{t}\b", query, re.IGNORECASE)]
+    return [d for table in named for key in keys if key in store.sources(table)
+            for d in store.part_damage(table, key, read="full")]
 
 
 def _read_chunks(args: argparse.Namespace):  # noqa: ANN202 - a pyarrow Table (imported lazily)

@@ -40,11 +40,12 @@ from deltalake import CommitProperties, DeltaTable, Transaction, WriterPropertie
 from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import AddAction
 
+from docclean_assets.store.damage import Damage, TableDamaged, log_problem, parts_damage
 from docclean_assets.store.location import Location, StorageUnavailable, StoreError
 from docclean_assets.store.parts import Part, PartTarget, write_part
 from docclean_assets.store.settings import StorageSettings, StoreSettings
 
-__all__ = ["Store", "StoreError", "StoreConflict", "StorageUnavailable", "Snapshot", "TABLES", "PAIRS"]
+__all__ = ["Store", "StoreError", "StoreConflict", "StorageUnavailable", "TableDamaged", "Snapshot", "TABLES", "PAIRS"]
 
 # Every table docclean writes, in pipeline order; each becomes a DuckDB view of the same name.
 TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "chunks",
@@ -145,10 +146,34 @@ class Store:
         return self.location.join(table, f"source={source}")
 
     def _open(self, table: str, source: str, version: int | None = None) -> DeltaTable | None:
+        """The table at a version (default: its latest), None when there is none; TableDamaged when its
+        log cannot be read."""
         uri, opts = self.uri(table, source), self.location.delta_options()
         if not DeltaTable.is_deltatable(uri, storage_options=opts):
             return None
-        return DeltaTable(uri, version=version, storage_options=opts)
+        try:
+            return DeltaTable(uri, version=version, storage_options=opts)
+        except Exception as exc:  # noqa: BLE001 - delta-rs raises several kinds; damage is told apart below
+            if (problem := log_problem(self.location, uri)) is not None:
+                raise TableDamaged(Damage(table, source, problem)) from exc
+            if version is not None and (latest := DeltaTable(uri, storage_options=opts).version()) < version:
+                named = f"{PAIRS[table]} names" if table in PAIRS else "a reader asked for"
+                raise TableDamaged(Damage(table, source, f"its log ends at version {latest}, but {named} version "
+                                          f"{version} (a log entry is missing)")) from exc
+            raise
+
+    def part_damage(self, table: str, source: str, version: int | None = None, read: str = "footer") -> list[Damage]:
+        """The damaged parts of a partition's version (default: the one readers are served)."""
+        if version is None:
+            snap = self.snapshot(table, source)
+            version = None if snap is None else snap.version
+        dt = self._open(table, source, version)
+        return [] if dt is None else parts_damage(self.location, table, source, dt, self.uri(table, source), read)
+
+    def _explained(self, table: str, source: str, exc: BaseException) -> BaseException:
+        """A failed read of a partition's parts as the TableDamaged that explains it (else `exc` itself)."""
+        found = self.part_damage(table, source)
+        return TableDamaged(found[0]) if found else exc
 
     def pinned_version(self, table: str, source: str) -> int | None:
         """The data table version its index's last commit names (None: no committed pair)."""
@@ -203,18 +228,19 @@ class Store:
     def remove(self, key: str) -> list[str]:
         """Delete one partition from every table, under its lock; the tables it was in. Each table's log
         goes first, so a reader meanwhile finds no table (served as empty), never a damaged one."""
-        removed = []
-        with self.locked(key):
-            for table in (*TABLES, *INTERNAL):
-                uri = self.uri(table, key)
-                if not self.location.exists(uri):
-                    continue
-                log = f"{uri}/_delta_log"
-                if self.location.exists(log):
-                    self.location.fs.rm(log, recursive=True)
-                self.location.fs.rm(uri, recursive=True)
-                removed.append(table)
-        return removed
+        with self.locked(key, recover=False):
+            return [table for table in (*TABLES, *INTERNAL) if self.remove_table(table, key)]
+
+    def remove_table(self, table: str, key: str) -> bool:
+        """Delete one table of one partition, its log first; whether there was one."""
+        uri = self.uri(table, key)
+        if not self.location.exists(uri):
+            return False
+        log = f"{uri}/_delta_log"
+        if self.location.exists(log):
+            self.location.fs.rm(log, recursive=True)
+        self.location.fs.rm(uri, recursive=True)
+        return True
 
     # -- reading -----------------------------------------------------------------------------
     def read(self, table: str, source: str, schema: pa.Schema | None = None, columns: Sequence[str] | None = None,
@@ -226,8 +252,11 @@ class Store:
         if schema is None:
             schema = pa.schema(self._open(table, source, snap.version).schema().to_arrow())
         loc = self.location
-        return ds.dataset([loc.arrow_path(f) for f in snap.files], schema=schema, format="parquet",
-                          filesystem=loc.arrow_fs).to_table(columns=columns, filter=filter)
+        try:
+            return ds.dataset([loc.arrow_path(f) for f in snap.files], schema=schema, format="parquet",
+                              filesystem=loc.arrow_fs).to_table(columns=columns, filter=filter)
+        except (OSError, pa.ArrowException) as exc:
+            raise self._explained(table, source, exc) from exc
 
     # -- writing -----------------------------------------------------------------------------
     def _write(self, target: str | DeltaTable, data: pa.Table | pa.RecordBatchReader, mode: str,
@@ -311,9 +340,11 @@ class Store:
         if snap is None or not snap.files:
             return []
         con = self._duckdb()
-        create_view(con, "t", snap.files)
         try:
+            create_view(con, "t", snap.files)
             return con.execute(sql).fetchall()
+        except duckdb.IOException as exc:
+            raise self._explained(table, source, exc) from exc
         finally:
             con.close()
 
@@ -413,11 +444,12 @@ class Store:
 
     # -- locking -----------------------------------------------------------------------------
     @contextmanager
-    def locked(self, source: str) -> Iterator[None]:
+    def locked(self, source: str, recover: bool = True) -> Iterator[None]:
         """Hold the source's write lock: on first entry, roll back what a killed writer left and note
         each pair's index version; a pair commit inside then fails (StoreConflict) if another writer
         committed since. On a local disk the lock is also an exclusive `flock`, so a second process
-        waits; object storage has no lock, and its writers are kept apart by that check alone."""
+        waits; object storage has no lock, and its writers are kept apart by that check alone.
+        `recover` False (to remove or repair tables): no roll back, and no pair commit expected."""
         key = self.location.join(LOCK_DIR, f"{source}.lock")
         with _HELD_GUARD:
             entry = _HELD.setdefault(key, _Held())
@@ -425,9 +457,10 @@ class Store:
             if entry.depth == 0:
                 fd = self._flock(Path(key)) if self.location.is_local else None
                 try:
-                    for table in PAIRS:
-                        self.recover(table, source)
-                    entry.bases = {table: self._index_version(table, source) for table in PAIRS}
+                    if recover:
+                        for table in PAIRS:
+                            self.recover(table, source)
+                    entry.bases = {table: self._index_version(table, source) for table in PAIRS} if recover else None
                 except BaseException:
                     if fd is not None:
                         os.close(fd)  # closing releases the flock
@@ -487,27 +520,59 @@ class Store:
             for key in (keys or {}).get(table, [source]):
                 snap = self.snapshot(table, key)
                 files.extend(snap.files if snap else ())
-            create_view(con, name, files, schema)
+            try:
+                create_view(con, name, files, schema)
+            except duckdb.Error as exc:
+                con.close()
+                raise self._explained_any(table, (keys or {}).get(table, [source]), exc) from exc
         return con
 
-    def connect(self, database: str = ":memory:", sources: Sequence[str] | None = None) -> duckdb.DuckDBPyConnection:
+    def _explained_any(self, table: str, keys: Sequence[str], exc: BaseException) -> BaseException:
+        """`_explained` over the partitions a failed view was made of: the first damage found, else `exc`."""
+        for key in keys:
+            if (found := self._explained(table, key, exc)) is not exc:
+                return found
+        return exc
+
+    def connect(self, database: str = ":memory:", sources: Sequence[str] | None = None,
+                damaged: list[Damage] | None = None) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection with one view per table over the files of its last commits (a pair's
-        two tables from one commit of it)."""
+        two tables from one commit of it). A damaged table raises TableDamaged; given a `damaged`
+        list, it gets no view and its Damage is added there instead (the other tables stay queryable)."""
         con = self._duckdb(database)
         names = sorted({s for t in TABLES for s in self.sources(t)}) if sources is None else list(sources)
         files: dict[str, list[str]] = {t: [] for t in TABLES}
+        bad: dict[str, Damage] = {}
         for name in names:
             for table in TABLES:
                 if table in INDEX_OF:
                     continue  # read with its data table, from the same commit
-                if table in PAIRS and (pair := self.pair(table, name)) is not None:
-                    files[table].extend(pair[0].files)
-                    if PAIRS[table] in files:
-                        files[PAIRS[table]].extend(pair[1].files)
-                elif table not in PAIRS and (snap := self.snapshot(table, name)) is not None:
-                    files[table].extend(snap.files)
+                try:
+                    if table in PAIRS and (pair := self.pair(table, name)) is not None:
+                        files[table].extend(pair[0].files)
+                        if PAIRS[table] in files:
+                            files[PAIRS[table]].extend(pair[1].files)
+                    elif table not in PAIRS and (snap := self.snapshot(table, name)) is not None:
+                        files[table].extend(snap.files)
+                except TableDamaged as exc:  # the data table's log: its index alone is still whole
+                    bad.setdefault(table, exc.damage)
+                    if PAIRS.get(table) in files and (index := self.snapshot(PAIRS[table], name)) is not None:
+                        files[PAIRS[table]].extend(index.files)
         for table in TABLES:
-            create_view(con, table, files[table])
+            if table in bad:
+                continue
+            try:
+                create_view(con, table, files[table])
+            except duckdb.Error as exc:
+                found = self._explained_any(table, names, exc)
+                if not isinstance(found, TableDamaged):
+                    raise
+                bad[table] = found.damage
+        if bad and damaged is None:
+            con.close()
+            raise TableDamaged(next(iter(bad.values())))
+        if damaged is not None:
+            damaged.extend(bad.values())
         return con
 
 
