@@ -17,6 +17,7 @@ from docclean_assets.cli_tables import (
     cmd_verify, connect_served, note_removed, served_sources, store_of, view_names,
 )
 from docclean_assets.paths import SOURCES_ENV, default_data_dir, default_sources_file
+from docclean_assets.pipeline.failure import first_cause
 from docclean_assets.sources import SourceConfigError, load_sources
 
 
@@ -44,12 +45,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"storage error: {exc}", file=sys.stderr)
         return EXIT_INFRA
     args.sources_named = True  # a run serves the sources of the file it runs, and records them
-    store = store_of(args)
-    if config.store.prune_removed:  # settings: store: prune_removed: as `docclean prune` does
-        cmd_prune(args)
-    else:
-        note_removed(served_sources(args, store)[1])
-    store.record_sources(list(config.sources))
+    try:
+        _record(args, config)
+    except Exception as exc:  # noqa: BLE001 - a full disk or a failing store before any step: one line, exit 3
+        print(f"docclean run failed: {first_cause(exc, args.data_dir)}", file=sys.stderr)
+        return EXIT_INFRA
     from docclean_assets.pipeline.engine import EngineUnavailable, check_engine
 
     try:  # an engine that would fail every document: refused before any is touched
@@ -61,9 +61,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         return _run(args, names)
     except Exception as exc:  # noqa: BLE001 - anything outside a document's own failure: one line, exit 3
-        print(f"docclean run failed: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}",
-              file=sys.stderr)
+        print(f"docclean run failed: {first_cause(exc, args.data_dir)}", file=sys.stderr)
         return EXIT_INFRA
+
+
+def _record(args: argparse.Namespace, config) -> None:  # noqa: ANN001 - a SourcesConfig
+    """Before a run: prune (or name) the stored sources the file no longer has, record the ones it has."""
+    store = store_of(args)
+    if config.store.prune_removed:  # settings: store: prune_removed: as `docclean prune` does
+        cmd_prune(args)
+    else:
+        note_removed(served_sources(args, store)[1])
+    store.record_sources(list(config.sources))
 
 
 def _instance():  # noqa: ANN202 - a dagster.DagsterInstance (imported lazily: config errors stay fast)
@@ -95,7 +104,7 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
     run_config = {"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": parse}}}},
                   # progress lines, not step logs: what the steps warn about is printed from their metadata
                   "loggers": {"console": {"config": {"log_level": "ERROR"}}}}
-    failed = False
+    failed: list[str] = []  # one line per failed step: source, step, first cause
     with for_stream(sys.stdout) as progress:  # live rows on a terminal, one plain line per batch otherwise
         for i, name in enumerate(names, 1):
             started = time.monotonic()
@@ -105,16 +114,21 @@ def _run(args: argparse.Namespace, names: list[str]) -> int:
                                             # listed under Jobs -> ingest in the UI, as its own runs are
                                             tags={"docclean/source": name, REPOSITORY_LABEL_TAG: REPOSITORY_LABEL},
                                             resources={"progress": progress})
-            _print_result(result)
-            failed = failed or not result.success
+            steps = _print_result(result, args.data_dir)
+            failed += [f"{name}: {line}" for line in steps]
+            if not result.success and not steps:
+                failed.append(f"{name}: the run failed without a failed step (see the Dagster log)")
             print(f"    {'done' if result.success else 'FAILED'} in {time.monotonic() - started:.1f} s", flush=True)
-    if not args.quiet:
+    if not args.quiet and not failed:
         cmd_summary(args)
+    for line in failed:  # the last lines: why, in one line each (`docclean summary` shows what was committed)
+        print(f"docclean run failed: {line}", file=sys.stderr)
     return EXIT_INFRA if failed else 0
 
 
-def _print_result(result) -> None:  # noqa: ANN001 - a dagster.ExecuteInProcessResult (dagster imported lazily)
-    """One line per materialized asset and per check, and the failed steps' errors on stderr."""
+def _print_result(result, where: str) -> list[str]:  # noqa: ANN001 - a dagster.ExecuteInProcessResult
+    """One line per materialized asset and per check, and the failed steps' errors on stderr; the
+    failed steps, each as `step: first cause` (`where`: the data dir, named in the cause)."""
     for event in result.get_asset_materialization_events():
         mat = event.event_specific_data.materialization
         meta = mat.metadata
@@ -126,9 +140,11 @@ def _print_result(result) -> None:  # noqa: ANN001 - a dagster.ExecuteInProcessR
     for check in result.get_asset_check_evaluations():
         verdict = "passed" if check.passed else "WARN" if check.severity.value == "WARN" else "FAILED"
         print(f"    check {check.check_name:<16} {verdict:<6} {check.description or ''}")
-    for ev in result.all_events:
-        if ev.is_step_failure:
-            print(f"    step failed: {ev.step_key}: {ev.event_specific_data.error.message.strip()}", file=sys.stderr)
+    failed = [f"{ev.step_key}: {first_cause(ev.event_specific_data.error, where)}"
+              for ev in result.all_events if ev.is_step_failure]
+    for line in failed:
+        print(f"    step failed: {line}", file=sys.stderr)
+    return failed
 
 
 # Problem lines printed per asset before the rest are counted: `docclean summary` and the UI list them all.

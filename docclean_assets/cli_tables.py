@@ -171,8 +171,13 @@ def cmd_summary(args: argparse.Namespace) -> int:
         for damage in damaged:
             print(damage.line(), file=sys.stderr)
         return EXIT_INFRA
-    if not {"quality_report", "normalized_blocks"} <= view_names(con):
-        print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
+    if not {"quality_report", "normalized_blocks"} <= (views := view_names(con)):
+        if "parsed_documents" in views:  # parsed, not yet reported: never "run first" over committed rows
+            parsed = con.execute("SELECT count(*) FROM parsed_documents").fetchone()[0]
+            print(f"no quality_report yet under {args.data_dir}, though {parsed} document(s) are parsed and "
+                  "committed: a run stopped before it; `docclean run` finishes them", file=sys.stderr)
+        else:
+            print(f"no results under {args.data_dir}: run `docclean run` first", file=sys.stderr)
         return 1
     _print_health(args, store, served)
     for title, sql in SUMMARY_QUERIES.items():

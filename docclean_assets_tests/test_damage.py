@@ -12,49 +12,22 @@ import pytest
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.store.tables import Store
+from docclean_assets_tests.runs import notices_config
+from docclean_assets_tests.runs import table_rows as _rows
 
 PAGES = 6
 BATCH = 2  # documents per parse commit: three commits, so one can be lost and the others kept
-TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "chunks",
-          "quality_report")
-VOLATILE = {"parse_seconds"}  # differs between any two runs
-ORDER = ("source", "path", "doc_id", "seq", "chunk_index", "scope", "pattern", "text")
-TOPICS = ("harbour dredging", "ferry timetable", "road closure", "library hours", "water quality", "bridge repair",
-          "school meals", "tram depot")
 
 
-def _pages(folder: Path) -> None:
-    """PAGES article pages, each with prose of its own."""
-    folder.mkdir(parents=True)
-    for i, topic in enumerate(TOPICS[:PAGES]):
-        paras = "".join(f"<p>The {topic} notice, part {k}, explains what changes for residents on day {i * 7 + k} "
-                        f"and whom to ask about the {topic} works.</p>" for k in range(4))
-        (folder / f"notice{i}.html").write_text(f"<html><head><title>{topic.title()}</title></head><body>"
-                                                f"<article><h1>{topic.title()}</h1>{paras}</article></body></html>")
-
-
-def _config(tmp_path: Path) -> Path:
-    _pages(tmp_path / "notices")
-    cfg = tmp_path / "sources.yaml"
-    cfg.write_text(f"sources:\n  notices:\n    path: {tmp_path / 'notices'}\n"
-                   f"settings:\n  store:\n    batch_documents: {BATCH}\n")
-    return cfg
-
-
-def _rows(store: Store) -> dict[str, list[tuple]]:
-    """Every row of every table's last commits, volatile columns left out, in one stable order."""
-    con, out = store.connect(), {}
-    views = {name for (name,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
-    for table in TABLES:
-        if table not in views:  # a table with no part file (a source without repeated text has no boilerplate)
-            out[table] = None
-            continue
-        cols = [c for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {table})").fetchall() if c not in VOLATILE]
-        order = ", ".join(f'"{c}"' for c in ORDER if c in cols)
-        out[table] = con.execute(f"SELECT {', '.join(chr(34) + c + chr(34) for c in cols)} FROM {table} "
-                                 f"ORDER BY {order}").fetchall()
-    con.close()
-    return out
+@pytest.fixture(scope="module")
+def notices(tmp_path_factory) -> tuple[Path, dict]:
+    """The source every test damages a run of (its sources file), and the rows of its clean run."""
+    root = tmp_path_factory.mktemp("notices")
+    cfg = notices_config(root, PAGES, BATCH)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DAGSTER_HOME", str(root / "home"))
+        assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(root / "clean"), "--quiet"]) == 0
+    return cfg, _rows(Store(root / "clean"))
 
 
 class Local:
@@ -120,11 +93,9 @@ REMADE = {"parsed_blocks": ("parsed", BATCH), "parsed_documents": ("parsed", BAT
           "normalized_blocks": ("normalised", 0), "chunks": ("chunked", 0), "quality_report": (None, 0)}
 
 
-def _check_damage_found_and_repaired(where, tmp_path: Path, kind: str, capsys,  # noqa: ANN001 - Local or Remote
+def _check_damage_found_and_repaired(where, notices: tuple[Path, dict], kind: str, capsys,  # noqa: ANN001
                                      table: str = "parsed_blocks") -> None:
-    cfg = _config(tmp_path)
-    clean = tmp_path / "clean"
-    assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(clean), "--quiet"]) == 0
+    cfg, clean_rows = notices
     assert cli_main(["run", "--sources", str(cfg), "--data-dir", where.url, "--quiet"]) == 0
     capsys.readouterr()
     store = Store(where.url)
@@ -152,7 +123,7 @@ def _check_damage_found_and_repaired(where, tmp_path: Path, kind: str, capsys,  
     if verb is not None:
         assert f"{BATCH} document(s) to be {verb} again" in repaired[0], out
     assert f"notices: {parsed} documents to parse, {PAGES - parsed} unchanged" in out
-    repaired_rows, clean_rows = _rows(Store(where.url)), _rows(Store(clean))
+    repaired_rows = _rows(Store(where.url))
     assert all(repaired_rows[t] for t in ("parsed_blocks", "normalized_blocks", "chunks", "quality_report"))
     assert repaired_rows == clean_rows
     assert cli_main(["verify", "--data-dir", where.url]) == 0
@@ -160,30 +131,29 @@ def _check_damage_found_and_repaired(where, tmp_path: Path, kind: str, capsys,  
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_damage_on_a_local_disk_is_reported_and_repaired_by_the_next_run(kind, tmp_path, monkeypatch, capsys):
+def test_damage_on_a_local_disk_is_reported_and_repaired_by_the_next_run(kind, notices, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
-    _check_damage_found_and_repaired(Local(tmp_path / "out"), tmp_path, kind, capsys)
+    _check_damage_found_and_repaired(Local(tmp_path / "out"), notices, kind, capsys)
 
 
 @pytest.mark.parametrize(("table", "kind"), [("parsed_documents", "part truncated"), ("normalized_blocks", "part deleted"),
                                              ("chunks", "log entry deleted"), ("quality_report", "part truncated")])
-def test_damage_to_the_other_tables_is_repaired_as_well(table, kind, tmp_path, monkeypatch, capsys):
+def test_damage_to_the_other_tables_is_repaired_as_well(table, kind, notices, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
-    _check_damage_found_and_repaired(Local(tmp_path / "out"), tmp_path, kind, capsys, table)
+    _check_damage_found_and_repaired(Local(tmp_path / "out"), notices, kind, capsys, table)
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_damage_on_object_storage_is_reported_and_repaired_by_the_next_run(kind, s3_env, tmp_path, monkeypatch, capsys):
+def test_damage_on_object_storage_is_reported_and_repaired_by_the_next_run(kind, notices, s3_env, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
-    _check_damage_found_and_repaired(Remote(s3_env, s3_env.new_bucket()), tmp_path, kind, capsys)
+    _check_damage_found_and_repaired(Remote(s3_env, s3_env.new_bucket()), notices, kind, capsys)
 
 
-def test_a_part_damaged_inside_is_found_by_verify_and_repaired_by_repair(tmp_path, monkeypatch, capsys):
+def test_a_part_damaged_inside_is_found_by_verify_and_repaired_by_repair(notices, tmp_path, monkeypatch, capsys):
     """Bytes overwritten inside a part (its size and footer unchanged): only a full read finds it."""
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
-    cfg, out, clean = _config(tmp_path), Local(tmp_path / "out"), tmp_path / "clean"
-    for where in (out.url, str(clean)):
-        assert cli_main(["run", "--sources", str(cfg), "--data-dir", where, "--quiet"]) == 0
+    (cfg, clean_rows), out = notices, Local(tmp_path / "out")
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", out.url, "--quiet"]) == 0
     part = _newest_part(out, Store(out.url).uri("normalized_blocks", "notices"))
     data = bytearray(Path(part).read_bytes())
     data[4:len(data) // 2] = bytes(len(data) // 2 - 4)  # the pages, not the footer at the end
@@ -205,4 +175,4 @@ def test_a_part_damaged_inside_is_found_by_verify_and_repaired_by_repair(tmp_pat
     assert cli_main(["repair", "--data-dir", out.url]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("nothing to repair")
     assert cli_main(["run", "--sources", str(cfg), "--data-dir", out.url, "--quiet"]) == 0
-    assert _rows(Store(out.url)) == _rows(Store(clean))
+    assert _rows(Store(out.url)) == clean_rows

@@ -167,7 +167,9 @@ class Location:
         opts = {"AWS_ENDPOINT_URL": c.endpoint_url, "AWS_REGION": c.region, "AWS_PROFILE": c.profile,
                 "AWS_ACCESS_KEY_ID": c.key, "AWS_SECRET_ACCESS_KEY": c.secret, "AWS_SESSION_TOKEN": c.token,
                 "AWS_ALLOW_HTTP": "true" if c.allow_http else None,
-                "timeout": f"{self.storage.request_timeout_s:g}s", "connect_timeout": f"{self.storage.connect_timeout_s:g}s"}
+                "timeout": f"{self.storage.request_timeout_s:g}s", "connect_timeout": f"{self.storage.connect_timeout_s:g}s",
+                # attempts per request, as for s3fs (delta-rs's own default is 10 retries over up to 3 minutes)
+                "max_retries": str(self.storage.max_attempts - 1)}
         return {k: v for k, v in opts.items() if v is not None}
 
     # -- checks ------------------------------------------------------------------------------
