@@ -16,7 +16,7 @@ from bench import deps
 
 deps.ensure_evallib()
 
-from bench import datasets, evaluate, gate, pipeline_speed, report, systems, web_speed  # noqa: E402
+from bench import datasets, evaluate, gate, object_store, pipeline_speed, report, systems, web_speed  # noqa: E402
 
 
 def _docclean_run(tmp: Path, sources: list[str], data_dir: str) -> tuple[float, int, str]:
@@ -127,11 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     pipeline = {"skipped": True} if args.no_pipeline else pipeline_speed.for_bench(args.quick)
     web = {"skipped": True} if args.no_pipeline else web_speed.for_bench(args.quick)
     pipeline["web"] = web
+    stored = {"skipped": True} if args.no_pipeline else object_store.for_bench(args.quick)
+    pipeline["object_store"] = stored
     if partial:  # a subset's figures are not the pinned full-corpus figures
         passed, gate_msgs = True, ["gate: not applied to a partial run (floors are for the full run)"]
     else:
         passed, gate_msgs = gate.check(quality, chash, args.lower_floors, args.raise_floors, write=True)
-        fast, speed_msgs = gate.check_speed({**pipeline.get("figures", {}), **web.get("figures", {})},
+        fast, speed_msgs = gate.check_speed({**pipeline.get("figures", {}), **web.get("figures", {}),
+                                             **stored.get("figures", {})},
                                             args.lower_floors, args.raise_floors, write=True)
         passed, gate_msgs = passed and fast, gate_msgs + speed_msgs
     meta = {

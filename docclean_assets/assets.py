@@ -69,7 +69,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         if docclean.config.engine.kind == "local":  # its start overlaps the inventory, not the first document
             start_fork_server()
         # a damaged table of the source (a part or log entry lost) is mended before anything reads it
-        repaired = repair_all(store, [k for k in store.stored_keys() if source_of(k) == src.name])
+        repaired = repair_all(store, sorted({src.name} | {k for t in ("parsed_blocks", "parsed_documents")
+                                                            for k in store.sources(t) if source_of(k) == src.name}))
         for fixed in repaired:
             context.log.warning(fixed.line())
         with store.locked(src.name):

@@ -146,7 +146,7 @@ def record_changes(store: Store, source: str, run_id: str) -> Changes:
     snap = store.snapshot("chunks", source)
     con = store.connect_for(source, {})
     try:
-        create_view(con, "new", snap.files if snap else (), CHUNKS_SCHEMA)
+        create_view(con, "new", store.readable(snap) if snap else (), CHUNKS_SCHEMA)
         reset = False
         try:
             create_view(con, "old", store.files_at("chunks", source, synced) if synced is not None else (), CHUNKS_SCHEMA)

@@ -24,7 +24,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -37,24 +36,21 @@ import duckdb
 import pyarrow as pa
 import pyarrow.dataset as ds
 from deltalake import CommitProperties, DeltaTable, Transaction, WriterProperties, write_deltalake
-from deltalake.exceptions import CommitFailedError
+from deltalake.exceptions import CommitFailedError, TableNotFoundError
 from deltalake.transaction import AddAction
 
-from docclean_assets.store.damage import Damage, TableDamaged, log_problem, parts_damage
+from docclean_assets.store.cache import PartCache
+from docclean_assets.store.damage import (
+    Damage, TableDamaged, listed_sizes, log_problem, part_problem, part_records, parts_damage,
+)
 from docclean_assets.store.location import Location, StorageUnavailable, StoreError
+from docclean_assets.store.names import INDEX_OF, INTERNAL, PAIRS, TABLES
 from docclean_assets.store.parts import Part, PartTarget, write_part
 from docclean_assets.store.settings import StorageSettings, StoreSettings
+from docclean_assets.store.views import create_view, sql_string
 
 __all__ = ["Store", "StoreError", "StoreConflict", "StorageUnavailable", "TableDamaged", "Snapshot", "TABLES", "PAIRS"]
 
-# Every table docclean writes, in pipeline order; each becomes a DuckDB view of the same name.
-TABLES = ("raw_files", "parsed_blocks", "parsed_documents", "boilerplate_sets", "normalized_blocks", "chunks",
-          "chunk_changes", "quality_report")
-# Data table -> its per-document index, whose commits pin the data table's version.
-PAIRS = {"parsed_blocks": "parsed_documents", "normalized_blocks": "_normalized_documents",
-         "chunks": "_chunked_documents"}
-INDEX_OF = {index: data for data, index in PAIRS.items()}
-INTERNAL = ("_normalized_documents", "_chunked_documents")  # bookkeeping tables: no DuckDB view
 LOCK_DIR = "_locks"
 SOURCES_RECORD = "_sources.json"  # the sources the last `docclean run` was configured with
 _PIN_APP = "docclean:"  # app_id prefix of the pin transaction
@@ -94,20 +90,6 @@ def _files(dt: DeltaTable) -> tuple[str, ...]:
     return tuple(unquote(uri) for uri in dt.file_uris())
 
 
-_GLOB_CHARS = re.compile(r"([\[\]*?])")
-
-
-def glob_escape(path: str) -> str:
-    """A literal path for DuckDB, which globs every path it reads: each of * ? [ ] matched as itself
-    (a data dir named 'out[1]' or 'a*b' reads its own files, never a sibling's)."""
-    return _GLOB_CHARS.sub(r"[\1]", path)
-
-
-def sql_string(text: str) -> str:
-    """A SQL string literal (DataFusion and DuckDB both double the quote)."""
-    return "'" + text.replace("'", "''") + "'"
-
-
 def path_predicate(paths: Iterable[str]) -> str:
     """`path IN (...)` over the given document paths."""
     return "path IN (" + ", ".join(sql_string(p) for p in paths) + ")"
@@ -133,6 +115,16 @@ class Store:
         self.location = Location(root, storage)  # a bad URL or an unsafe folder is refused here
         self.root = self.location.url
         self.settings = settings or StoreSettings()
+        # Tables loaded at a named version: a version's files never change, so it is loaded once
+        # (on object storage each load is a listing and a read per log entry). Read only, never
+        # written through; a removed table's entries go with it.
+        self._versions: dict[tuple[str, int], DeltaTable] = {}
+        # The newest state of the tables this store commits to, brought up to date before each use by
+        # reading only the log entries added since (a load reads every entry since the last checkpoint:
+        # on object storage one GET each, for a table committed in many batches).
+        self._latest: dict[str, DeltaTable] = {}
+        limit = self.location.storage.part_cache_mb
+        self._cache = PartCache(limit) if not self.location.is_local and limit else None
 
     def check(self) -> None:
         """Fail with one line (StorageUnavailable) when object storage cannot be used; locally a no-op."""
@@ -146,13 +138,22 @@ class Store:
         return self.location.join(table, f"source={source}")
 
     def _open(self, table: str, source: str, version: int | None = None) -> DeltaTable | None:
-        """The table at a version (default: its latest), None when there is none; TableDamaged when its
-        log cannot be read."""
+        """The table at a version (default: its newest), None when there is none; TableDamaged when its
+        log cannot be read. A version is loaded once; the newest is brought up to date incrementally."""
+        if version is None:
+            return self._newest(table, source)
+        uri = self.uri(table, source)
+        if (known := self._versions.get((uri, version))) is not None:
+            return known
+        return self._load(table, source, version)
+
+    def _load(self, table: str, source: str, version: int | None) -> DeltaTable | None:
+        """`_open` from the log itself."""
         uri, opts = self.uri(table, source), self.location.delta_options()
-        if not DeltaTable.is_deltatable(uri, storage_options=opts):
-            return None
         try:
-            return DeltaTable(uri, version=version, storage_options=opts)
+            dt = DeltaTable(uri, version=version, storage_options=opts)
+        except TableNotFoundError:  # no log (a log that lost entries raises another DeltaError)
+            return None
         except Exception as exc:  # noqa: BLE001 - delta-rs raises several kinds; damage is told apart below
             if (problem := log_problem(self.location, uri)) is not None:
                 raise TableDamaged(Damage(table, source, problem)) from exc
@@ -161,6 +162,23 @@ class Store:
                 raise TableDamaged(Damage(table, source, f"its log ends at version {latest}, but {named} version "
                                           f"{version} (a log entry is missing)")) from exc
             raise
+        if version is not None:
+            self._versions[(uri, version)] = dt
+        return dt
+
+    def _newest(self, table: str, source: str) -> DeltaTable | None:
+        """The table at its newest version (None: none): a table loaded before is brought up to date by
+        reading only the log entries added since."""
+        uri = self.uri(table, source)
+        if (dt := self._latest.get(uri)) is not None:
+            try:
+                dt.update_incremental()
+                return dt
+            except Exception:  # noqa: BLE001 - removed or damaged since: load it afresh (or say why not)
+                del self._latest[uri]
+        if (dt := self._load(table, source, None)) is not None:
+            self._latest[uri] = dt
+        return dt
 
     def part_damage(self, table: str, source: str, version: int | None = None, read: str = "footer") -> list[Damage]:
         """The damaged parts of a partition's version (default: the one readers are served)."""
@@ -234,6 +252,8 @@ class Store:
     def remove_table(self, table: str, key: str) -> bool:
         """Delete one table of one partition, its log first; whether there was one."""
         uri = self.uri(table, key)
+        self._versions = {k: v for k, v in self._versions.items() if k[0] != uri}
+        self._latest.pop(uri, None)
         if not self.location.exists(uri):
             return False
         log = f"{uri}/_delta_log"
@@ -243,6 +263,20 @@ class Store:
         return True
 
     # -- reading -----------------------------------------------------------------------------
+    def readable(self, snap: Snapshot) -> list[str]:
+        """Where DuckDB and pyarrow read a commit's parts: the parts themselves on a local disk; on
+        object storage, local copies (cache.py), each part first checked against one listing of its
+        folder for the size its commit recorded (TableDamaged when it is missing or cut short)."""
+        if self._cache is None or not snap.files:
+            return list(snap.files)
+        uri = self.uri(snap.table, snap.source)
+        records = part_records(self._open(snap.table, snap.source, snap.version), uri)
+        sizes = listed_sizes(self.location, uri)
+        for record in records:
+            if (problem := part_problem(record, sizes)) is not None:
+                raise TableDamaged(Damage(snap.table, snap.source, problem, record.name))
+        return [self._cache.local(self.location.fs, record.uri, record.size) for record in records]
+
     def read(self, table: str, source: str, schema: pa.Schema | None = None, columns: Sequence[str] | None = None,
              filter: ds.Expression | None = None) -> pa.Table | None:
         """A whole partition (or some columns, or some rows), or None when nothing was committed."""
@@ -251,10 +285,11 @@ class Store:
             return None
         if schema is None:
             schema = pa.schema(self._open(table, source, snap.version).schema().to_arrow())
-        loc = self.location
+        loc, files = self.location, self.readable(snap)
+        cached = self._cache is not None  # local copies: no remote filesystem
         try:
-            return ds.dataset([loc.arrow_path(f) for f in snap.files], schema=schema, format="parquet",
-                              filesystem=loc.arrow_fs).to_table(columns=columns, filter=filter)
+            return ds.dataset(files if cached else [loc.arrow_path(f) for f in files], schema=schema, format="parquet",
+                              filesystem=None if cached else loc.arrow_fs).to_table(columns=columns, filter=filter)
         except (OSError, pa.ArrowException) as exc:
             raise self._explained(table, source, exc) from exc
 
@@ -341,7 +376,7 @@ class Store:
             return []
         con = self._duckdb()
         try:
-            create_view(con, "t", snap.files)
+            create_view(con, "t", self.readable(snap))
             return con.execute(sql).fetchall()
         except duckdb.IOException as exc:
             raise self._explained(table, source, exc) from exc
@@ -364,17 +399,17 @@ class Store:
         version-exact (StoreConflict when another writer got in between). `replaced` are paths that may
         already have rows (their old rows go); new paths only append. `parts` are data files workers
         already wrote into the data table's folder: they become visible with `data` in the same commit."""
-        index_dt = self._open(PAIRS[table], source)
+        index_dt = self._newest(PAIRS[table], source)
         bases = self._bases(source)
         if bases is not None and (None if index_dt is None else index_dt.version()) != bases[table]:
             raise StoreConflict(f"another writer committed to {self.uri(PAIRS[table], source)} since this run "
                                 f"began (version {index_dt.version() if index_dt else None}, expected {bases[table]}); "
                                 "what it planned may be stale, so it stops; run again to resume")
         pinned = None if index_dt is None else index_dt.transaction_version(_PIN_APP + table)
-        data_dt = self._open(table, source)
+        data_dt = self._newest(table, source)
         if data_dt is None:  # a pin needs a data table version, even with no rows
             self._write(self.uri(table, source), data_schema.empty_table(), "append", exact=True)
-            data_dt = self._open(table, source)
+            data_dt = self._newest(table, source)
         if (pinned is None and data_dt.file_uris()) or (pinned is not None and data_dt.version() != pinned):
             raise StoreConflict(f"{self.uri(table, source)} holds a commit no index names (version "
                                 f"{data_dt.version()}, pinned {pinned}): another writer is between its two commits")
@@ -412,18 +447,22 @@ class Store:
     def recover(self, table: str, source: str) -> bool:
         """Roll a pair's data table back to its pinned version if a killed writer left it ahead (both
         commits version-exact: a live writer caught between its two commits then fails cleanly)."""
-        dt = self._open(table, source)
+        return self._recover(table, source)[0]
+
+    def _recover(self, table: str, source: str) -> tuple[bool, int | None]:
+        """`recover`, and the index version it leaves (None: no index), from one load of each table."""
+        dt = self._newest(table, source)  # before the index: a pair landing between the two reads looks pinned ahead
+        index = self._newest(PAIRS[table], source)
         if dt is None:
-            return False
-        index = self._open(PAIRS[table], source)
+            return False, None if index is None else index.version()
         pinned = None if index is None else index.transaction_version(_PIN_APP + table)
         if pinned == dt.version() or (pinned is None and not dt.file_uris()):
-            return False
+            return False, None if index is None else index.version()
         if pinned is not None and pinned > dt.version():  # another writer's whole pair landed between the
-            return False                                  # two reads: its data commit is the pinned one
+            return False, index.version()                 # two reads: its data commit is the pinned one
         if pinned is None:  # no commit record at all: none of it was ever visible
             self._write(dt, pa.schema(dt.schema().to_arrow()).empty_table(), "overwrite", exact=True)
-            return True
+            return True, None if index is None else index.version()
         try:
             dt.restore(pinned, commit_properties=CommitProperties(max_commit_retries=0))
         except CommitFailedError as exc:
@@ -431,7 +470,7 @@ class Store:
         # the restore made a new version with the pinned files: pin that one, so the pair agrees again
         self._replace(index, [], pa.schema(index.schema().to_arrow()).empty_table(),
                       Transaction(_PIN_APP + table, dt.version()), exact=True)
-        return True
+        return True, index.version()  # the table object follows its own writes
 
     def vacuum(self, table: str, source: str) -> int:
         """Delete files no commit of the last `keep_replaced_hours` names, and files no commit ever
@@ -457,10 +496,7 @@ class Store:
             if entry.depth == 0:
                 fd = self._flock(Path(key)) if self.location.is_local else None
                 try:
-                    if recover:
-                        for table in PAIRS:
-                            self.recover(table, source)
-                    entry.bases = {table: self._index_version(table, source) for table in PAIRS} if recover else None
+                    entry.bases = {table: self._recover(table, source)[1] for table in PAIRS} if recover else None
                 except BaseException:
                     if fd is not None:
                         os.close(fd)  # closing releases the flock
@@ -487,10 +523,6 @@ class Store:
             os.close(fd)
             raise
         return fd
-
-    def _index_version(self, table: str, source: str) -> int | None:
-        index = self._open(PAIRS[table], source)
-        return None if index is None else index.version()
 
     def _bases(self, source: str) -> dict[str, int | None] | None:
         """The index versions this process's writer of the source holds (None: not inside `locked`)."""
@@ -519,7 +551,7 @@ class Store:
             files: list[str] = []
             for key in (keys or {}).get(table, [source]):
                 snap = self.snapshot(table, key)
-                files.extend(snap.files if snap else ())
+                files.extend(self.readable(snap) if snap else ())
             try:
                 create_view(con, name, files, schema)
             except duckdb.Error as exc:
@@ -536,56 +568,9 @@ class Store:
 
     def connect(self, database: str = ":memory:", sources: Sequence[str] | None = None,
                 damaged: list[Damage] | None = None) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection with one view per table over the files of its last commits (a pair's
-        two tables from one commit of it). A damaged table raises TableDamaged; given a `damaged`
-        list, it gets no view and its Damage is added there instead (the other tables stay queryable)."""
-        con = self._duckdb(database)
-        names = sorted({s for t in TABLES for s in self.sources(t)}) if sources is None else list(sources)
-        files: dict[str, list[str]] = {t: [] for t in TABLES}
-        bad: dict[str, Damage] = {}
-        for name in names:
-            for table in TABLES:
-                if table in INDEX_OF:
-                    continue  # read with its data table, from the same commit
-                try:
-                    if table in PAIRS and (pair := self.pair(table, name)) is not None:
-                        files[table].extend(pair[0].files)
-                        if PAIRS[table] in files:
-                            files[PAIRS[table]].extend(pair[1].files)
-                    elif table not in PAIRS and (snap := self.snapshot(table, name)) is not None:
-                        files[table].extend(snap.files)
-                except TableDamaged as exc:  # the data table's log: its index alone is still whole
-                    bad.setdefault(table, exc.damage)
-                    if PAIRS.get(table) in files and (index := self.snapshot(PAIRS[table], name)) is not None:
-                        files[PAIRS[table]].extend(index.files)
-        for table in TABLES:
-            if table in bad:
-                continue
-            try:
-                create_view(con, table, files[table])
-            except duckdb.Error as exc:
-                found = self._explained_any(table, names, exc)
-                if not isinstance(found, TableDamaged):
-                    raise
-                bad[table] = found.damage
-        if bad and damaged is None:
-            con.close()
-            raise TableDamaged(next(iter(bad.values())))
-        if damaged is not None:
-            damaged.extend(bad.values())
-        return con
+        """A DuckDB connection with one view per table over the last commits of `sources` (every stored
+        one by default): see views.connect_all."""
+        from docclean_assets.store.views import connect_all
 
+        return connect_all(self, self._duckdb(database), sources, damaged)
 
-def create_view(con: duckdb.DuckDBPyConnection, name: str, files: Sequence[str], schema: pa.Schema | None = None) -> bool:
-    """A view `name` over Parquet files (or over an empty table of `schema` when there are none)."""
-    if files:
-        listed = ", ".join(sql_string(glob_escape(f)) for f in files)
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet([{listed}], "
-                    "union_by_name = true, hive_partitioning = false)")
-        return True
-    if schema is not None:  # a table, not a registered view: other cursors of the database see it
-        con.register(f"_{name}_empty", schema.empty_table())
-        con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM _{name}_empty")
-        con.unregister(f"_{name}_empty")
-        return True
-    return False
