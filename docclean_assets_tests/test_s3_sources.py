@@ -216,3 +216,21 @@ def test_a_source_bucket_that_cannot_be_read_fails_the_run_in_one_line(s3_env, t
     assert "a-wrong-secret-never-printed" not in err and "docclean-test-secret" not in err
     with pytest.raises((StorageUnavailable, SourceConfigError), match=expect.replace("(", r"\(")):
         inventory.list_objects(Source("cloud", prefix=prefix), StorageSettings())
+
+
+def test_an_object_deleted_after_listing_is_a_failed_row_that_says_so(s3_env, tmp_path):
+    """Issue 37, point 5, on object storage: an object of a prefix source deleted between raw_files and
+    its worker's read is that document's failed row, in one line; the other documents parse."""
+    from docclean_assets_tests.stages import parse_into
+
+    fs, bucket = s3_env.client(), s3_env.new_bucket()
+    for name in ("going", "staying"):
+        fs.pipe_file(f"{bucket}/in/{name}.html", PAGE.format(t=name.title(), p=f"The {name} page.").encode())
+    src = Source("s", prefix=f"s3://{bucket}/in")
+    raw = raw_files_table(src, tmp_path / "out", Settings())
+    assert {r["path"]: r["error"] for r in raw.to_pylist()} == {"going.html": None, "staying.html": None}
+    fs.rm(f"{bucket}/in/going.html")  # deleted between raw_files and parsed_blocks
+    _, _, docs, _ = parse_into(Store(tmp_path / "out"), src, Settings(), raw_table=raw)
+    assert docs["staying.html"]["status"] == "ok" and docs["going.html"]["status"] == "failed"
+    assert docs["going.html"]["error"] == ("object disappeared before it was parsed (listed by raw_files, gone when "
+                                           "its worker read it); the next run drops its rows")

@@ -34,8 +34,7 @@ class Damage:
 
     def line(self) -> str:
         """The one line a reader or `docclean verify` prints."""
-        return (f"table {self.table} of source {self.key!r} is damaged: {self.problem}; "
-                "`docclean repair` (or the next `docclean run`) repairs it")
+        return f"table {self.table} of source {self.key!r} is damaged: {self.problem}; `docclean repair` repairs it"
 
 
 class TableDamaged(StoreError):
