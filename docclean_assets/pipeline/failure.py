@@ -9,6 +9,7 @@ Works on Python exceptions and on Dagster's serialised errors alike (anything wi
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +57,9 @@ def first_cause(error: Any, where: str = "the data dir") -> str:
     links = list(chain(error))
     text = "\n".join(c.message for c in links)
     if _ENOSPC.search(text):
+        if "://" in where:  # the tables are remote: the full device is a local one
+            return (f"no space left on a local device (the temp folder {tempfile.gettempdir()} holds DuckDB's spill "
+                    f"and the copies of object-store parts): free space, then run again; {RESUME}")
         return f"no space left on the device of {where}: free space (or move the data dir), then run again; {RESUME}"
     if _EDQUOT.search(text):
         return f"disk quota exceeded on {where}: free space or raise the quota, then run again; {RESUME}"

@@ -82,7 +82,7 @@ def find_damage(store: Store, key: str, read: str = "footer", tally: Tally | Non
                                                           tally.bytes + sum(p.size for p in parts))
         except TableDamaged as exc:
             found.append(exc.damage)
-    return found
+    return list(dict.fromkeys(found))  # an index whose log is damaged is met twice: alone and with its data
 
 
 def repair(store: Store, key: str, read: str = "listing") -> list[Repaired]:

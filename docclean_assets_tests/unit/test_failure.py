@@ -32,6 +32,8 @@ def test_a_full_disk_under_dagster_and_delta_rs_wrappers_is_named_with_the_data_
     line = first_cause(_wrapped(Info(DELTA_ENOSPC, "OSError", context=Info("Already shut down", "PanicException"))),
                        "/data/out")
     assert line == f"no space left on the device of /data/out: free space (or move the data dir), then run again; {RESUME}"
+    remote = first_cause(_wrapped(Info(DELTA_ENOSPC, "OSError")), "s3://b/p")  # not the bucket: a local disk
+    assert remote.startswith("no space left on a local device (the temp folder ") and "s3://" not in remote
 
 
 def test_an_object_store_status_is_named_with_its_retries():
