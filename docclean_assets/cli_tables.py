@@ -143,9 +143,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_repair(args: argparse.Namespace) -> int:
     """Repair every damaged table (every part read whole, as `verify` does),
     saying what was done; with --dry-run only what is damaged."""
+    from docclean_assets.pipeline.failure import first_cause
     from docclean_assets.store.repair import find_damage, repair
 
-    store, found = store_of(args), 0
+    store, found, failed = store_of(args), 0, 0
     for key in _keys(args, store):
         if args.dry_run:
             damage = find_damage(store, key, "full")
@@ -153,12 +154,16 @@ def cmd_repair(args: argparse.Namespace) -> int:
             for d in damage:
                 print(f"would repair: table {d.table} of source {d.key!r}: {d.problem}")
             continue
-        for fixed in repair(store, key, "full"):
-            found += 1
-            print(fixed.line())
-    if not found:
+        try:
+            for fixed in repair(store, key, "full"):
+                found += 1
+                print(fixed.line())
+        except Exception as exc:  # noqa: BLE001 - another writer, the store refusing: that source, in one line
+            failed += 1
+            print(f"could not repair source {key!r}: {first_cause(exc, args.data_dir)}", file=sys.stderr)
+    if not found and not failed:
         print("nothing to repair: no damaged table found (`docclean verify` reads every part whole)")
-    return 0
+    return EXIT_INFRA if failed else 0
 
 
 def cmd_summary(args: argparse.Namespace) -> int:

@@ -193,3 +193,24 @@ def test_a_stage_reads_local_copies_of_s3_parts_yet_a_part_cut_short_is_damage(n
     _damage(where, store, "parsed_blocks", "part truncated")
     with pytest.raises(TableDamaged, match=r"table parsed_blocks of source 'notices' is damaged: part .* is truncated"):
         store.read("parsed_blocks", "notices")
+
+
+def test_a_repair_that_cannot_commit_says_why_in_one_line_and_exits_3(notices, tmp_path, monkeypatch, capsys):
+    """Another writer committing while `docclean repair` rewrites a table: that source's one line, exit 3."""
+    from docclean_assets.store import repair as repair_mod
+    from docclean_assets.store.tables import StoreConflict
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    (cfg, _), out = notices, Local(tmp_path / "out")
+    assert cli_main(["run", "--sources", str(cfg), "--data-dir", out.url, "--quiet"]) == 0
+    _damage(out, Store(out.url), "parsed_blocks", "part deleted")
+    capsys.readouterr()
+
+    def racing(store, key, read="listing"):  # noqa: ANN001, ANN202 - repair's signature
+        raise StoreConflict(f"another writer committed to {store.uri('parsed_blocks', key)} at the same time; "
+                            "run again to resume")
+
+    monkeypatch.setattr(repair_mod, "repair", racing)
+    assert cli_main(["repair", "--data-dir", out.url]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("could not repair source 'notices': another writer committed to ")
