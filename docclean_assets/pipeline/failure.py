@@ -63,8 +63,8 @@ def first_cause(error: Any, where: str = "the data dir") -> str:
         return f"no space left on the device of {where}: free space (or move the data dir), then run again; {RESUME}"
     if _EDQUOT.search(text):
         return f"disk quota exceeded on {where}: free space or raise the quota, then run again; {RESUME}"
-    for link in links:
-        if link.cls_name in OWN_LINES and link.message.strip():
+    for link in links:  # Dagster names a class with its module: docclean_assets.store.tables.StoreConflict
+        if link.cls_name.rsplit(".", 1)[-1] in OWN_LINES and link.message.strip():
             return _line(link.message)
     if (http := next((m for p in _HTTP if (m := p.search(_ANSI.sub("", text)))), None)) is not None:
         code, reason = http["code"], (http.groupdict().get("reason") or "").strip()

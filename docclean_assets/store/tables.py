@@ -412,7 +412,8 @@ class Store:
             data_dt = self._newest(table, source)
         if (pinned is None and data_dt.file_uris()) or (pinned is not None and data_dt.version() != pinned):
             raise StoreConflict(f"{self.uri(table, source)} holds a commit no index names (version "
-                                f"{data_dt.version()}, pinned {pinned}): another writer is between its two commits")
+                                f"{data_dt.version()}, pinned {pinned}): another writer is between its two commits; "
+                                "what was committed before stays; run again to resume")
         if parts:
             version = self._commit_parts(data_dt, self.uri(table, source), replaced, data, parts)
         else:
@@ -466,7 +467,8 @@ class Store:
         try:
             dt.restore(pinned, commit_properties=CommitProperties(max_commit_retries=0))
         except CommitFailedError as exc:
-            raise StoreConflict(f"{dt.table_uri}: another writer committed while this one rolled back ({exc})") from exc
+            raise StoreConflict(f"{dt.table_uri}: another writer committed while this one rolled back; what was "
+                                f"committed stays; run again to resume ({exc})") from exc
         # the restore made a new version with the pinned files: pin that one, so the pair agrees again
         self._replace(index, [], pa.schema(index.schema().to_arrow()).empty_table(),
                       Transaction(_PIN_APP + table, dt.version()), exact=True)

@@ -57,3 +57,10 @@ def test_anything_else_is_its_innermost_error_on_one_line():
     line = first_cause(_wrapped(Info("Generic LocalFileSystem error\n  ↳ Permission denied (os error 13)", "OSError")))
     assert line == f"OSError: Generic LocalFileSystem error: Permission denied (os error 13); {RESUME}"
     assert first_cause(ValueError("bad\nsecond line")) == f"ValueError: bad; {RESUME}"
+
+
+def test_an_own_error_named_with_its_module_as_dagster_names_it_is_kept_as_it_is():
+    message = ("s3://b/p/parsed_blocks/source=web holds a commit no index names (version 2, pinned 1): another "
+               "writer is between its two commits; what was committed before stays; run again to resume")
+    line = first_cause(_wrapped(Info(message, "docclean_assets.store.tables.StoreConflict")))
+    assert line == message
