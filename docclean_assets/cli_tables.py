@@ -231,7 +231,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
     damaged: list = []
     con = connect_served(args, damaged)
-    if hit := [d for d in damaged if re.search(rf"\b{d.table}\b", args.query, re.IGNORECASE)]:
+    if hit := [d for d in damaged if _names(args.query, d.table)]:
         for damage in hit:
             print(damage.line(), file=sys.stderr)
         return EXIT_INFRA
@@ -258,6 +258,11 @@ def cmd_sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(query: str, table: str) -> bool:
+    """Whether a query names a table (as a whole word, in any case)."""
+    return re.search(rf"\b{table}\b", query, re.IGNORECASE) is not None
+
+
 def _damage_behind(args: argparse.Namespace, query: str) -> list:
     """The damaged parts (each read whole) of the served tables a failed query names."""
     from docclean_assets.store.tables import TABLES
@@ -265,7 +270,7 @@ def _damage_behind(args: argparse.Namespace, query: str) -> list:
     store = store_of(args)
     served, _ = served_sources(args, store)
     keys = store.stored_keys() if served is None else served
-    named = [t for t in TABLES if re.search(rf"\b{t}\b", query, re.IGNORECASE)]
+    named = [t for t in TABLES if _names(query, t)]
     return [d for table in named for key in keys if key in store.sources(table)
             for d in store.part_damage(table, key, read="full")]
 

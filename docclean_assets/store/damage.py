@@ -137,15 +137,15 @@ def _versions(numbers: Sequence[int]) -> str:
 READS = ("listing", "footer", "full")  # how far a check reads each part: sizes only, its footer, every row
 
 
-def parts_damage(location: Location, table: str, key: str, dt, uri: str,  # noqa: ANN001 - a DeltaTable
+def parts_damage(location: Location, table: str, key: str, uri: str, records: Sequence[PartRecord],
                  read: str = "listing") -> list[Damage]:
-    """The damaged parts of one loaded version: against one listing of the folder, then (`read`
-    "footer" or "full") by opening each part that listing found whole."""
+    """The damaged parts among a version's `records` (part_records): against one listing of the
+    table's folder `uri`, then (`read` "footer" or "full") by opening each part that listing found whole."""
     if read not in READS:
         raise ValueError(f"read must be one of {READS}, not {read!r}")
     sizes = listed_sizes(location, uri)
     found = []
-    for record in part_records(dt, uri):
+    for record in records:
         problem = part_problem(record, sizes)
         if problem is None and read != "listing":
             problem = read_problem(location, record, full=read == "full")

@@ -25,7 +25,7 @@ import pyarrow.dataset as ds
 from deltalake import CommitProperties, Transaction
 from deltalake.exceptions import CommitFailedError
 
-from docclean_assets.store.damage import Damage, PartRecord, TableDamaged, part_records
+from docclean_assets.store.damage import Damage, PartRecord, TableDamaged, part_records, parts_damage
 from docclean_assets.store.tables import _PIN_APP, INDEX_OF, INTERNAL, PAIRS, TABLES, Store, StoreConflict
 
 REMADE = ("raw_files", "boilerplate_sets", "quality_report")  # rewritten whole by every run from their inputs
@@ -75,9 +75,10 @@ def find_damage(store: Store, key: str, read: str = "footer", tally: Tally | Non
                 if (pair := store.pair(table, key)) is None:
                     continue  # no commit of the pair yet: nothing is served
                 dt = store._open(table, key, pair[0].version)
-            found += store.part_damage(table, key, dt.version(), read=read)
+            uri = store.uri(table, key)
+            parts = part_records(dt, uri)
+            found += parts_damage(store.location, table, key, uri, parts, read)
             if tally is not None:
-                parts = part_records(dt, store.uri(table, key))
                 tally.tables, tally.parts, tally.bytes = (tally.tables + 1, tally.parts + len(parts),
                                                           tally.bytes + sum(p.size for p in parts))
         except TableDamaged as exc:

@@ -40,9 +40,7 @@ from deltalake.exceptions import CommitFailedError, TableNotFoundError
 from deltalake.transaction import AddAction
 
 from docclean_assets.store.cache import PartCache
-from docclean_assets.store.damage import (
-    Damage, TableDamaged, listed_sizes, log_problem, part_problem, part_records, parts_damage,
-)
+from docclean_assets.store.damage import Damage, TableDamaged, log_problem, part_records, parts_damage
 from docclean_assets.store.location import Location, StorageUnavailable, StoreError
 from docclean_assets.store.names import INDEX_OF, INTERNAL, PAIRS, TABLES
 from docclean_assets.store.parts import Part, PartTarget, write_part
@@ -185,8 +183,10 @@ class Store:
         if version is None:
             snap = self.snapshot(table, source)
             version = None if snap is None else snap.version
-        dt = self._open(table, source, version)
-        return [] if dt is None else parts_damage(self.location, table, source, dt, self.uri(table, source), read)
+        if (dt := self._open(table, source, version)) is None:
+            return []
+        uri = self.uri(table, source)
+        return parts_damage(self.location, table, source, uri, part_records(dt, uri), read)
 
     def _explained(self, table: str, source: str, exc: BaseException) -> BaseException:
         """A failed read of a partition's parts as the TableDamaged that explains it (else `exc` itself)."""
@@ -271,10 +271,8 @@ class Store:
             return list(snap.files)
         uri = self.uri(snap.table, snap.source)
         records = part_records(self._open(snap.table, snap.source, snap.version), uri)
-        sizes = listed_sizes(self.location, uri)
-        for record in records:
-            if (problem := part_problem(record, sizes)) is not None:
-                raise TableDamaged(Damage(snap.table, snap.source, problem, record.name))
+        if found := parts_damage(self.location, snap.table, snap.source, uri, records):
+            raise TableDamaged(found[0])
         return [self._cache.local(self.location.fs, record.uri, record.size) for record in records]
 
     def read(self, table: str, source: str, schema: pa.Schema | None = None, columns: Sequence[str] | None = None,
