@@ -11,6 +11,7 @@ from reportlab.lib.utils import simpleSplit
 from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.api import ExtractionError, extract_document
+from docclean_assets.extract.continuations import part_boxes
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.normalize import normalize_blocks
 from docclean_assets.extract.pdf.document import extract_pdf
@@ -548,7 +549,7 @@ def test_right_to_left_page_reads_its_columns_from_the_right():
     assert joined.index(right_col[0]) < joined.index(left_col[0])
 
 
-def test_paragraph_running_on_into_the_next_column_is_marked_and_its_broken_word_joined(tmp_path):
+def test_paragraph_running_on_into_the_next_column_is_one_block_and_its_broken_word_joined(tmp_path):
     from docclean_assets.cli import clean_file
 
     left = words("Opening", 60) + " and the enzyme builds a polyketide mol-"
@@ -562,7 +563,7 @@ def test_paragraph_running_on_into_the_next_column_is_marked_and_its_broken_word
     path.write_bytes(make_pdf(draw))
     _, _, blocks = clean_file(str(path))
     first = next(b for b in blocks if b.text.startswith("Opening"))
-    second = next(b for b in blocks if "cell exports" in b.text)
-    assert first.text.endswith("a polyketide molecule,")
-    assert second.text.startswith("which the cell exports")
-    assert second.get_meta("continues") == str(first.seq)
+    second = next(b for b in blocks if b.text.startswith("ecule,"))
+    assert "a polyketide molecule, which the cell exports closing" in first.text and first.in_body
+    assert second.drop_reason == "continued" and second.get_meta("continues") == str(first.seq)
+    assert [p for p, _ in part_boxes(first)] == [1, 1]  # both parts' boxes, the left column's first

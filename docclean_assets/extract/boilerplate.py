@@ -13,6 +13,8 @@ from docclean_assets.extract.settings import BoilerplateSettings
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN_PAGE = re.compile(r"^[ivxlcdm]+$")
+# The start of an address (a URL, a DOI, a host name): a page stamp, never the middle of a sentence.
+_ADDRESS = re.compile(r"^(?:https?://|www\.|doi:|doi\.org/)", re.IGNORECASE)
 # A pattern that is nothing but a page counter: "#", "- # -", "page # of #", "# / #", "p. #", and a
 # section's "f-#" or "a-#" (a filing's financial-statement and exhibit pages).
 # Possessive spaces: two space runs around an optional bracket must not trade characters (quadratic
@@ -209,7 +211,7 @@ def _slot_furniture(blocks: list[Block], pages: int, body: float,
     section."""
     first = min((b.page for b in blocks if b.page is not None), default=1)
     lines = [(b, band) for b, band in _set_off(blocks, body, s, gap_lines=s.slot_min_gap_lines)
-             if b.kind == Kind.PARAGRAPH]
+             if b.kind in (Kind.PARAGRAPH, Kind.LIST_ITEM)]
     slots = [(b, band, _slot(b)) for b, band in lines]
     tol = s.slot_tolerance_pt
     found: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
@@ -224,9 +226,10 @@ def _slot_furniture(blocks: list[Block], pages: int, body: float,
 def _continues_a_sentence(text: str) -> bool:
     """Words that start in lower case and end on a letter ("deduction if you were covered by a"): the
     middle of a sentence a column or page break set apart, never furniture. A lower-case stamp is one
-    word ("www.tobaccocontrol.com") or ends on a digit ("doi:10.1/x", "arXiv:2401.1")."""
+    word ("www.tobaccocontrol.com"), ends on a digit ("doi:10.1/x", "arXiv:2401.1") or opens with an
+    address, which no sentence's middle does ("https://doi.org/10.1/x \u00b7 \u00a9 2026 The Authors")."""
     words = text.split()
-    return len(words) >= 3 and words[0][0].islower() and words[-1][-1].isalpha()
+    return len(words) >= 3 and words[0][0].islower() and words[-1][-1].isalpha() and not _ADDRESS.match(words[0])
 
 
 def _repeats_of(doc_id: str, pages: int, found: dict[tuple[str, str], dict[int, str]]) -> list[Repeat]:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from docclean_assets.extract.chunk_tables import (
     ParsedTable, linearize, linearize_rows, markdown, parse_markdown_table, table_part,
 )
+from docclean_assets.extract.continuations import part_boxes
 from docclean_assets.extract.model import BODY_KINDS, BBox, Block, Kind
 from docclean_assets.extract.settings import ChunkSettings
 
@@ -51,7 +52,8 @@ class Chunk:
     role: str  # body | table | callout | footnote | notes
     kinds: tuple[str, ...]  # the kinds of its blocks, each once, in order of appearance
     seqs: tuple[int, ...]  # the blocks it was made from (a split block's seq is in each of its parts)
-    boxes: tuple[tuple[int, int | None, BBox | None], ...]  # (seq, page, bbox) of each of those blocks
+    # (seq, page, bbox) of each of those blocks; a paragraph joined across a break has one per part
+    boxes: tuple[tuple[int, int | None, BBox | None], ...]
     tokens: int
     part: int = 1  # 1-based part of a unit split over several chunks
     parts: int = 1
@@ -260,8 +262,8 @@ def _make(unit: Unit, role: str, texts: list[str], embeds: list[str], blocks: li
     for b in [*heads, *blocks]:
         seen.setdefault(b.seq, b)
     kinds = tuple(dict.fromkeys(b.kind for b in seen.values()))
-    return Chunk(text, embed, unit.path, role, kinds, tuple(seen), tuple((b.seq, b.page, b.bbox) for b in seen.values()),
-                 tokens, part, parts, flags=flags + over)
+    boxes = tuple((b.seq, page, bbox) for b in seen.values() for page, bbox in part_boxes(b))
+    return Chunk(text, embed, unit.path, role, kinds, tuple(seen), boxes, tokens, part, parts, flags=flags + over)
 
 
 def unit_to_chunks(unit: Unit, s: ChunkSettings, count: Counter) -> list[Chunk]:

@@ -1,9 +1,8 @@
 """A document's kept content as Markdown or plain text (issue 36): what `docclean text` writes.
 
-Two stages: `blocks_to_pieces` decides what is shown and where (kept blocks only, a paragraph continued
-across a column or page joined to its first part, a call-out after the block it is anchored to,
-footnotes collected with a label and a reference on the block that cites them, heading levels made
-contiguous), and `pieces_to_markdown` / `pieces_to_text` only spell them. Dropped blocks never appear:
+Two stages: `blocks_to_pieces` decides what is shown and where (kept blocks only, a call-out after
+the block it is anchored to, footnotes collected with a label and a reference on the block that cites
+them, heading levels made contiguous), and `pieces_to_markdown` / `pieces_to_text` only spell them. Dropped blocks never appear:
 they stay, with their reasons, in the tables.
 """
 from __future__ import annotations
@@ -26,7 +25,7 @@ _LABEL_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """One thing to show: its kind, its text (continuations joined, note references added), its
+    """One thing to show: its kind, its text (note references added), its
     heading depth (1 = the document's title level) or list depth, and a label (list marker, side label)."""
 
     kind: str
@@ -52,39 +51,24 @@ def kept_blocks(blocks: Sequence[Block]) -> list[Block]:
 def blocks_to_pieces(blocks: Sequence[Block]) -> tuple[list[Piece], list[Note]]:
     """The pieces of a document's kept content in reading order, and its notes."""
     kept = kept_blocks(blocks)
-    root = _continuation_roots(kept)
-    texts: dict[int, list[str]] = {}
-    for b in kept:
-        texts.setdefault(root.get(b.seq, b.seq), []).append(b.text.strip())
-    notes, cites = _notes(kept, root)
+    notes, cites = _notes(kept)
     depth_of = _heading_depths(kept)
-    shown = [b for b in kept if b.seq not in root and b.kind != Kind.FOOTNOTE]  # in order, or beside one
+    shown = [b for b in kept if b.kind != Kind.FOOTNOTE]  # in order, or beside one
     hosts = {b.seq for b in shown if b.kind not in SIDE_LABELS}  # what side content may sit after
     beside: dict[int, list[Block]] = {}
     order: list[Block] = []
     for b in shown:
-        host = None if b.anchor is None else root.get(b.anchor, b.anchor)
+        host = b.anchor
         if b.kind in SIDE_LABELS and host in hosts:
             beside.setdefault(host, []).append(b)
         else:  # unanchored, or anchored to something not shown on its own: where it stands
             order.append(b)
     pieces: list[Piece] = []
     for b in order:
-        pieces.append(_piece(b, " ".join(texts[b.seq]), depth_of, cites.get(b.seq, ())))
-        pieces += [_piece(side, " ".join(texts[side.seq]), depth_of, cites.get(side.seq, ()))
+        pieces.append(_piece(b, b.text.strip(), depth_of, cites.get(b.seq, ())))
+        pieces += [_piece(side, side.text.strip(), depth_of, cites.get(side.seq, ()))
                    for side in beside.get(b.seq, [])]
     return pieces, notes
-
-
-def _continuation_roots(kept: list[Block]) -> dict[int, int]:
-    """seq of each continuing part -> seq of the first part of its paragraph (meta `continues`)."""
-    present = {b.seq for b in kept}
-    root: dict[int, int] = {}
-    for b in kept:
-        first = b.get_meta("continues")
-        if first is not None and first.isdigit() and int(first) in present:
-            root[b.seq] = root.get(int(first), int(first))
-    return root
 
 
 def _heading_depths(kept: list[Block]) -> dict[int, int]:
@@ -94,7 +78,7 @@ def _heading_depths(kept: list[Block]) -> dict[int, int]:
     return {level: min(top + rank, _MAX_DEPTH) for rank, level in enumerate(levels)}
 
 
-def _notes(kept: list[Block], root: dict[int, int]) -> tuple[list[Note], dict[int, tuple[str, ...]]]:
+def _notes(kept: list[Block]) -> tuple[list[Note], dict[int, tuple[str, ...]]]:
     """The footnotes with unique labels, and the labels each block cites (by its anchor)."""
     notes: list[Note] = []
     cites: dict[int, list[str]] = {}
@@ -112,12 +96,12 @@ def _notes(kept: list[Block], root: dict[int, int]) -> tuple[list[Note], dict[in
             text = text[len(marker):].lstrip(" .)")
         notes.append(Note(label, text))
         if b.anchor is not None:
-            cites.setdefault(root.get(b.anchor, b.anchor), []).append(label)
+            cites.setdefault(b.anchor, []).append(label)
     return notes, {seq: tuple(labels) for seq, labels in cites.items()}
 
 
 def _piece(b: Block, text: str, depth_of: dict[int, int], notes: tuple[str, ...]) -> Piece:
-    """The piece one block (with its continuations' text) shows as."""
+    """The piece one block shows as."""
     if b.kind == Kind.TITLE:
         return Piece(b.kind, text, 1, notes=notes)
     if b.kind == Kind.HEADING:

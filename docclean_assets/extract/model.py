@@ -5,6 +5,11 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 
+# Backends mark a hyphen that ended a printed line with a soft hyphen (U+00AD): "distri\u00adbution";
+# normalisation decides from the document whether the word is whole without it.
+LINE_BREAK_HYPHEN = "\u00ad"
+
+
 class Kind(StrEnum):
     """What a block is in the document; the body is a subset of these."""
 
@@ -54,6 +59,9 @@ class DropReason(StrEnum):
     CODE_TOOLBAR = "code_toolbar"  # the buttons and labels of a code block's toolbar ("Copy", "Python")
     TEASER = "teaser"  # linked headlines of other pages with their summaries (related stories)
     OCR_REPLACED = "ocr_replaced"  # a PDF page's unusable text layer (unmapped glyphs), replaced by its OCR
+    # a paragraph's part after a column, page or float break: its text is in the block named by meta
+    # `continues`, the paragraph's first part (extract/continuations.py)
+    CONTINUED = "continued"
 
 
 @dataclass(frozen=True, slots=True)

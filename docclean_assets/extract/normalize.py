@@ -7,14 +7,11 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from functools import lru_cache
 
-from docclean_assets.extract.model import Block, Kind
+from docclean_assets.extract.continuations import blocks_to_joined_paragraphs
+from docclean_assets.extract.model import LINE_BREAK_HYPHEN, Block, Kind
 from docclean_assets.extract.settings import NormalizeSettings
-
-# Backends mark a hyphen that ended a printed line with a soft hyphen (U+00AD): "distri\u00adbution".
-LINE_BREAK_HYPHEN = "\u00ad"
 
 _LIGATURES = {chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
 _QUOTES = {
@@ -161,7 +158,7 @@ def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None, fm
     in code."""
     s = s or NormalizeSettings()  # validated once, not once per block
     repair = fmt == "pdf"
-    blocks = blocks_to_continuations(blocks)
+    blocks = blocks_to_joined_paragraphs(blocks)
     # the counts serve only dehyphenate, which returns at once without a line-break hyphen
     vocab = vocabulary(b.text for b in blocks) if any(LINE_BREAK_HYPHEN in b.text for b in blocks) else Counter()
     out = []
@@ -171,58 +168,3 @@ def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None, fm
         nb = b.with_text(collapse_whitespace(text, keep_lines=b.kind in _LINE_KINDS))
         out.append(nb.dropped("empty") if not nb.text and nb.drop_reason is None else nb)
     return out
-
-
-# ---- Paragraphs continued across a column or page break (PDF): the continuing part is
-# marked with the block it continues, and a word hyphenated across the break is made whole again.
-# A paragraph continues when the body paragraph before it in reading order (asides, notes and
-# dropped blocks in between skipped) sits in another column or on another page, does not end a
-# sentence, and it starts in lower case. A word broken by a hyphen at the break moves, whole, to the
-# first part, with the line-break marker between its halves, so normalisation decides "mol-|ecule"
-# against "long-|form" as it does inside a paragraph.
-
-_SENTENCE_END = frozenset(".!?:;\"'\u201d\u2019)]")
-# Blocks the reader steps over between the two parts of a paragraph; floats (tables, captions)
-# too: they sit where the layout put them, not where the sentence is.
-_ASIDES = frozenset({Kind.FOOTNOTE, Kind.CALLOUT, Kind.PULL_QUOTE, Kind.MARGIN_NOTE, Kind.IMAGE_TEXT, Kind.COMMENT,
-                     Kind.CAPTION, Kind.TABLE})
-
-
-def _column(b: Block) -> tuple[int | None, str | None]:
-    return b.page, b.get_meta("column")
-
-
-def _continues(prev: Block, nxt: Block) -> bool:
-    """Whether `nxt` carries on the sentence `prev` left open across a break."""
-    if _column(prev) == _column(nxt) or not prev.text or not nxt.text:
-        return False
-    return prev.text.rstrip()[-1:] not in _SENTENCE_END and nxt.text.lstrip()[:1].islower()
-
-
-def blocks_to_continuations(blocks: list[Block]) -> list[Block]:
-    """The blocks with each continuing paragraph marked (meta `continues`: the seq of the part
-    before it) and a word hyphenated across the break joined onto the first part."""
-    out = list(blocks)
-    prev: int | None = None
-    for i, b in enumerate(out):
-        if b.get_meta("column") is None or b.drop_reason is not None or b.kind in _ASIDES:
-            continue  # only a PDF page's flow has columns; slides and documents without pages do not
-        if b.kind != Kind.PARAGRAPH:
-            prev = None
-            continue
-        if prev is not None and _continues(out[prev], b):
-            out[prev], out[i] = _join_broken_word(out[prev], b)
-            out[i] = replace(out[i], meta=(*out[i].meta, ("continues", str(out[prev].seq))))
-        prev = i
-    return out
-
-
-def _join_broken_word(first: Block, second: Block) -> tuple[Block, Block]:
-    """Both parts, the word split by a hyphen at the break moved whole onto the first."""
-    head = first.text.rstrip()
-    if not (head.endswith("-") and head[-2:-1].isalpha()):
-        return first, second
-    word, _, rest = second.text.lstrip().partition(" ")
-    if not word[:1].isalpha():
-        return first, second
-    return first.with_text(head[:-1] + LINE_BREAK_HYPHEN + word), second.with_text(rest.lstrip())

@@ -139,6 +139,7 @@ def _stages() -> dict:
     from docclean_assets.extract import boilerplate as bp
     from docclean_assets.extract import normalize as nz
     from docclean_assets.extract.api import extract_document
+    from docclean_assets.extract.continuations import blocks_to_joined_paragraphs
     from docclean_assets.extract.html.jsonld import body_paragraphs, unescape_all
     from docclean_assets.extract.model import Block, DocReport
     from docclean_assets.extract.office.common import tidy
@@ -147,7 +148,7 @@ def _stages() -> dict:
     def continuation(t: str) -> int:
         first = Block(kind="paragraph", text=_BODY + " distri-", page=1, meta=(("column", "0"),))
         second = Block(kind="paragraph", text="b" + t, page=1, meta=(("column", "1"),))
-        return sum(len(b.text) for b in nz.blocks_to_continuations([first, second]))
+        return sum(len(b.text) for b in blocks_to_joined_paragraphs([first, second]))
 
     return {
         "normalize_blocks": lambda t: sum(len(b.text) for b in nz.normalize_blocks(_blocks(t), fmt="pdf")),
@@ -155,7 +156,7 @@ def _stages() -> dict:
         "vocabulary": lambda t: len(nz.vocabulary([t, t.lower()])),
         "clean_chars": lambda t: len(nz.clean_chars(t)),
         "collapse_whitespace": lambda t: len(nz.collapse_whitespace(t, True)) + len(nz.collapse_whitespace(t, False)),
-        "blocks_to_continuations": continuation,
+        "blocks_to_joined_paragraphs": continuation,
         "pattern_of": lambda t: len(bp.pattern_of(t)) + len(bp.template_pattern_of(t)),
         "boilerplate": lambda t: sum(len(v) for v in _repeat_stages(t).values()),
         "tidy": lambda t: len(tidy(t)),
@@ -196,5 +197,5 @@ def run_stage(blob: str, stage: str, **_options) -> int:
 
 
 STAGE_NAMES = ("normalize_blocks", "dehyphenate", "vocabulary", "clean_chars", "collapse_whitespace",
-               "blocks_to_continuations", "pattern_of", "boilerplate", "tidy", "json-ld body", "quality",
+               "blocks_to_joined_paragraphs", "pattern_of", "boilerplate", "tidy", "json-ld body", "quality",
                "extract_html", "regexes")

@@ -26,17 +26,16 @@ def test_dropped_blocks_and_non_content_kinds_are_left_out():
     assert blocks_to_markdown([_b(0, "paragraph", "x", drop_reason="boilerplate")]) == ""
 
 
-def test_a_paragraph_continued_across_a_break_is_one():
-    blocks = [_b(0, "paragraph", "The crossing opens once", page=1, meta=(("column", "0"),)),
+def test_a_note_on_a_joined_paragraph_and_its_dropped_part_show_once():
+    blocks = [_b(0, "paragraph", "The crossing opens once the signals are tested.", page=1,
+                 meta=(("column", "0"), ("parts", "1:50.0,700.0,290.0,760.0 2:50.0,60.0,290.0,80.0"))),
               _b(1, "footnote", "1 A note.", page=1, anchor=0, meta=(("marker", "1"),)),
               _b(2, "paragraph", "Page 1", page=1, drop_reason="page_number"),
-              _b(3, "paragraph", "the signals are tested.", page=2, meta=(("column", "0"), ("continues", "0"))),
+              _b(3, "paragraph", "the signals are tested.", page=2, drop_reason="continued",
+                 meta=(("column", "0"), ("continues", "0"))),
               _b(4, "paragraph", "A new paragraph.", page=2)]
     md = blocks_to_markdown(blocks)
     assert md == "The crossing opens once the signals are tested.[^1]\n\nA new paragraph.\n\n[^1]: A note.\n"
-    # a continuation whose first part is not kept stands alone
-    alone = blocks_to_markdown([_b(3, "paragraph", "the signals.", meta=(("continues", "0"),))])
-    assert alone == "the signals.\n"
 
 
 def test_list_items_keep_their_numbers_and_depth_without_the_printed_label():

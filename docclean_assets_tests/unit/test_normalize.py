@@ -58,39 +58,6 @@ def test_normalize_settings_validate():
     assert Settings.from_dict({"normalize": {"languages": ["en"]}}).normalize.languages == ("en",)
 
 
-def _p(text, seq, page, column="0", kind="paragraph", drop=None):
-    return Block(kind, text, seq=seq, page=page, drop_reason=drop, meta=(("column", column),))
-
-
-def test_word_hyphenated_across_a_page_break_is_joined_and_the_part_marked():
-    blocks = [_p("AF-toxin is a polyketide mol-", 0, 1), _p("Page 1", 1, 1, drop="page_number"),
-              _p("A footnote in small print.", 2, 1, kind="footnote"),
-              _p("ecule, and so a functional PKS is needed.", 3, 2)]
-    out = normalize_blocks(blocks)
-    assert out[0].text == "AF-toxin is a polyketide molecule,"
-    assert out[3].text == "and so a functional PKS is needed."
-    assert out[3].get_meta("continues") == "0"
-    assert out[0].orig_text == "AF-toxin is a polyketide mol-" and out[3].orig_text.startswith("ecule,")
-
-
-def test_compound_split_at_a_column_break_keeps_its_hyphen():
-    blocks = [_p("We studied long-form answers and long-", 0, 1, "0"), _p("form summaries of papers.", 1, 1, "1")]
-    out = normalize_blocks(blocks)
-    assert out[0].text.endswith("and long-form") and out[1].text == "summaries of papers."
-
-
-def test_no_continuation_within_a_column_after_a_sentence_or_a_heading_or_without_pages():
-    same_column = [_p("A sentence left open and", 0, 1), _p("continued below.", 1, 1)]
-    ended = [_p("A sentence that ends.", 0, 1, "0"), _p("lower-case start of another.", 1, 1, "1")]
-    heading = [_p("Left open and", 0, 1, "0"), _p("Results", 1, 1, "1", kind="heading"), _p("carried on.", 2, 1, "1")]
-    docx = [Block("paragraph", "Left open and", seq=0), Block("paragraph", "carried on.", seq=1)]
-    slides = [Block("paragraph", "Left open and", seq=0, page=1), Block("paragraph", "carried on.", seq=1, page=2)]
-    for blocks in (same_column, ended, heading, docx, slides):
-        assert all(b.get_meta("continues") is None for b in normalize_blocks(blocks))
-    out = normalize_blocks([_p("Left open and", 0, 1, "0"), _p("carried on.", 1, 1, "1")])
-    assert out[1].get_meta("continues") == "0" and out[0].text == "Left open and"  # no hyphen: text as is
-
-
 def test_a_pdf_text_layers_lost_ligatures_and_run_together_words_are_repaired():
     from docclean_assets.extract.normalize import relink_ligatures, split_glued_words
     from docclean_assets.extract.settings import NormalizeSettings

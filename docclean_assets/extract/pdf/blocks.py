@@ -148,11 +148,11 @@ def _continues(blk: _Open, ln: Line, s: PdfSettings) -> bool:
     # The line must not begin left of the block by much (a hanging outdent starts a new item) ...
     if ln.x0 < bx0 - s.outdent_max_em * size and len(blk.lines) > 1:
         return False
-    # ... and a first-line indent after a full previous line opens a new paragraph.
+    # ... and a first-line indent after a line that began at the block's left edge opens a new
+    # paragraph, whether that line ran full width or fell short (a paragraph's last line).
     indent = ln.x0 - bx0
-    prev_full = bx1 - last.x1 < s.full_line_slack_em * size
     room = ln.x0 < bx1 - s.indent_min_room_em * size
-    if len(blk.lines) > 1 and prev_full and indent > s.indent_min_em * size and room:
+    if len(blk.lines) > 1 and indent > s.indent_min_em * size and room:
         prev_starts_left = last.x0 - bx0 < s.indent_prev_left_em * size
         if prev_starts_left:
             return False
@@ -163,11 +163,14 @@ def _continues(blk: _Open, ln: Line, s: PdfSettings) -> bool:
         first = list_label(blk.lines[0].text)
         if (first is not None and follows(first, label)) or (is_first(label) and last.text.rstrip().endswith(":")):
             return False
-    # A standalone bold line (heading) above regular text, or the reverse, splits the block.
+    # A standalone bold line (heading) above regular text splits the block; so does a bold line
+    # narrower than the regular text above it (a heading set close under a paragraph).
     last_bold = last.bold >= s.bold_line_min_fraction * last.n
     this_bold = ln.bold >= s.bold_line_min_fraction * ln.n
     narrower = last.x1 - last.x0 < s.bold_heading_max_width_fraction * (ln.x1 - ln.x0)
     if last_bold != this_bold and len(blk.lines) == 1 and last_bold and narrower:
+        return False
+    if this_bold and not last_bold and ln.x1 - ln.x0 < s.bold_heading_max_width_fraction * (bx1 - bx0):
         return False
     return True
 

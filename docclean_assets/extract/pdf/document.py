@@ -29,10 +29,12 @@ from docclean_assets.extract.pdf.chars import Char, PageContent, PageInfo, modal
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
 from docclean_assets.extract.pdf.footnotes import count_notes, notes_to_links, page_footnotes
+from docclean_assets.extract.pdf.figures import blocks_to_figure_text, graphics_to_drawings
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Line, Word, chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
+from docclean_assets.extract.continuations import FIRST_INDENT_META
 from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META, open_pdf
 from docclean_assets.extract.pdf.pullquotes import pages_to_pull_quotes
 from docclean_assets.extract.pdf.regions import (
@@ -75,13 +77,14 @@ class PageLayout(NamedTuple):
     borderless_tables: list[TableBlock]
     margin_notes: list[PBlock]
     sidebars: list[PBlock]
+    figure_text: list[PBlock]
     blocks: list[PBlock]
     reversed_chars: int
 
     @property
     def asides(self) -> list[PBlock]:
-        """Call-outs, margin notes and sidebars: placed after reading order."""
-        return self.callouts + self.margin_notes + self.sidebars
+        """Call-outs, margin notes, sidebars and drawings' labels: placed after reading order."""
+        return self.callouts + self.margin_notes + self.sidebars + self.figure_text
 
 
 def _panels(info: PageInfo, parts: CharSplit, graphics: list[Graphic], body: float, s: PdfSettings,
@@ -131,14 +134,15 @@ def _page_blocks(info: PageInfo, chars: list[Char], graphics: list[Graphic], bod
         gutters = blocks_to_gutters(blocks, s)
     notes = blocks_to_margin_notes(blocks, body, s)
     sidebars = blocks_to_sidebars(notes.flow, body, s)
-    if notes.asides or sidebars.asides:
-        gutters = blocks_to_gutters(sidebars.flow, s)
+    figures = blocks_to_figure_text(sidebars.flow, graphics_to_drawings(graphics, body, s), body, s)
+    if notes.asides or sidebars.asides or figures.asides:
+        gutters = blocks_to_gutters(figures.flow, s)
     watermark = [b.relabel(drop_reason="watermark")
                  for b in lines_to_blocks(words_to_lines(chars_to_words(light, s), s), info.number, s)]
-    flow_blocks = [*sidebars.flow, *ruled.tables, *borderless.tables, *watermark,
+    flow_blocks = [*figures.flow, *ruled.tables, *borderless.tables, *watermark,
                    *(_rotated_block(r, info.number) for r in parts.rotated)]
     return PageLayout(parts, ruled.tables, callouts, words, lines, gutters, borderless.tables, notes.asides,
-                      sidebars.asides, flow_blocks, reversed_chars)
+                      sidebars.asides, figures.asides, flow_blocks, reversed_chars)
 
 
 def _follow_anchors(pages: list[list[PBlock]], replaced: dict[int, PBlock]) -> list[list[PBlock]]:
@@ -182,6 +186,9 @@ def _to_block(b: PBlock, info: PageInfo, anchor: int | None) -> Block:
         ("column", str(b.column)),
         *b.extra,
     ]
+    if len(b.lines) > 1 and b.kind == "paragraph":  # how far its first line starts right of the rest, em
+        indent = (b.lines[0].x0 - min(ln.x0 for ln in b.lines[1:])) / max(b.size, 1.0)
+        meta.append((FIRST_INDENT_META, f"{indent:.1f}"))
     if info.turn:  # bbox and page size are in the page turned so that its text is upright
         meta.insert(2, (PAGE_TURN_META, str(info.turn)))
     text = b.text
@@ -266,7 +273,7 @@ def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: di
     final = _relabelled(captions, quotes.pages)
     trace = PdfTrace(body, tuple(
         PageTrace(p.info, p.chars, p.graphics, lay.split, lay.ruled_tables, lay.callouts, lay.words, lay.lines,
-                  lay.gutters, lay.borderless_tables, lay.margin_notes, lay.sidebars, lay.blocks, k, o.order,
+                  lay.gutters, lay.borderless_tables, lay.margin_notes, lay.sidebars, lay.figure_text, lay.blocks, k, o.order,
                   o.footnotes, o.asides, o.captions, q)
         for p, lay, k, o, q in zip(pages, layouts, kinds, orders, final, strict=True)
     ))

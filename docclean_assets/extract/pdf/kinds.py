@@ -8,7 +8,7 @@ from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.labels import follows, is_first, list_label
 from docclean_assets.extract.pdf.settings import PdfSettings
 
-_CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
+CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
 
 
 def _is_size_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
@@ -32,7 +32,7 @@ def _other_kind(b: PBlock, body: float, s: PdfSettings) -> str:
     if _is_bold_heading(b, body, s):
         return "heading"
     text = b.text
-    if _CAPTION.match(text):
+    if CAPTION.match(text):
         return "caption"
     if list_label(text) is not None:
         return "list_item"

@@ -149,20 +149,19 @@ class PdfSettings:
     # A line starting more than this many em left of a block of two or more lines starts a new
     # item (hanging outdent of list items and bibliography entries; historical default).
     outdent_max_em: float = 2.0
-    # A line starting this many em right of its block's left edge after a full previous line opens a
-    # new paragraph (first-line indent); LaTeX \parindent is 1-1.5 em, Word's 0.5 in is ~4 em.
+    # A line starting this many em right of its block's left edge opens a new paragraph (first-line
+    # indent); LaTeX \parindent is 1-1.5 em, Word's 0.5 in is ~4 em ...
     indent_min_em: float = 0.8
-    # The previous line is full when it ends within this many em of the block's right edge (a
-    # justified line ends at it; the last line of a paragraph usually falls short).
-    full_line_slack_em: float = 1.5
-    # ...and began within this many em of the block's left edge (it was no indented first line).
+    # ...when the line before it began within this many em of the block's left edge (it was no
+    # indented first line, nor a hanging list item's continuation).
     indent_prev_left_em: float = 0.5
     # ...and the indented line starts at least this many em left of the block's right edge (a short
     # line set far right, such as a signature or a flush-right date, is no indent).
     indent_min_room_em: float = 4.0
     # A line is bold when at least this fraction of its chars are set in a bold font; a bold
-    # first line narrower than `bold_heading_max_width_fraction` of the regular line after it is a
-    # run-in heading and gets a block of its own (historical defaults).
+    # first line narrower than `bold_heading_max_width_fraction` of the regular line after it, or a
+    # bold line narrower than that fraction of the regular block above it, is a heading and gets a
+    # block of its own (historical defaults).
     bold_line_min_fraction: Fraction = 0.8
     bold_heading_max_width_fraction: Fraction = 0.7
     # A block whose last line lies more than this many em above the current line is closed: no
@@ -417,6 +416,25 @@ class PdfSettings:
     caption_max_gap_em: float = 4.0
     # Graphics of one figure lie within this many points of each other (plot axes, labels' boxes).
     figure_cluster_gap_pt: float = 12.0
+    # ---- figures (figures.py): the text of drawings out of the flow
+    # A drawing (its marks' cluster, grown by frames and axes) is a figure when at least this many
+    # body em wide and high: smaller clusters are icons, bullets, arrows and underlines.
+    figure_min_side_em: float = 3.0
+    # Blocks of at most this many words and lines, set no larger than `figure_label_max_size_ratio`
+    # x the body size, within `figure_label_reach_em` body em of a figure are its labels: tick labels
+    # sit ~1 em below an axis, y-axis labels and titles 1-2.5 em beside it (matplotlib, Excel, TikZ
+    # defaults); the generated articles' tick labels and units; a legend entry is a few words.
+    figure_label_max_words: int = 8
+    figure_label_max_lines: int = 2
+    figure_label_max_size_ratio: float = 1.0
+    figure_label_reach_em: float = 2.5
+    # ...and that are no sentence: this many words or more ending in a full stop, a question or an
+    # exclamation mark is prose set near a figure (labels and axis titles end on a word or a unit).
+    figure_sentence_min_words: int = 4
+    # A drawing that a block of this many words or more mostly lies on is decoration behind prose
+    # (a banner, a tinted shape), no figure: a figure's own text is labels, not sentences.
+    figure_prose_min_words: int = 15
+
     # A figure's graphics are grown from the seed nearest its caption for at most this many passes
     # (each pass adds every graphic near the box so far; real figures settle in a few; a bound on
     # work, historical default).

@@ -22,7 +22,7 @@ from docclean_assets.extract.pdf.blocks import join_lines
 from docclean_assets.extract.pdf.columns import Gutter
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Line, Word, make_line
-from docclean_assets.extract.pdf.regions import visible
+from docclean_assets.extract.pdf.figures import is_mark
 from docclean_assets.extract.pdf.table_model import (
     Cell, Grid, TableBlock, fallback_text, grid_form, grid_to_rows, rows_to_markdown, table_block,
 )
@@ -283,20 +283,15 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> Tabl
 
 
 def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) -> bool:
-    """Whether the table's box holds a drawing, so its text labels a plot or diagram: pictures and
-    stroked, unfilled two-dimensional paths (curves, axes; not rules nor shading, whose short side
-    is under `table_curve_min_aspect_fraction` of the long one or which are filled) covering more than
-    `table_max_picture_share` of it."""
+    """Whether the table's box holds a drawing, so its text labels a plot or diagram: marks (pictures,
+    curves: figures.is_mark) covering more than `table_max_picture_share` of it."""
     area = max((table.x1 - table.x0) * (table.bottom - table.top), 1.0)  # 1 square point: a guard for empty boxes
     drawn = 0.0
     for g in graphics:
         if not (table.x0 <= (g.x0 + g.x1) / 2 <= table.x1 and table.top <= (g.top + g.bottom) / 2 <= table.bottom):
             continue
-        w, h = g.x1 - g.x0, g.bottom - g.top
-        flat = min(w, h) < s.table_curve_min_aspect_fraction * max(w, h)
-        curve = g.kind == "path" and visible(g.stroke, s) and not visible(g.fill, s) and not flat
-        if curve or g.kind == "image":
-            drawn += w * h
+        if is_mark(g, s):
+            drawn += (g.x1 - g.x0) * (g.bottom - g.top)
     return drawn > s.table_max_picture_share * area
 
 

@@ -34,6 +34,7 @@ class PageTrace:
     borderless_tables: list[TableBlock]  # tables found by aligned columns (pdf/table_grid.py)
     margin_notes: list[PBlock]  # blocks in the outer margins, out of the flow (pdf/regions.py)
     sidebars: list[PBlock]  # narrow stacks beside the text, each one callout (pdf/regions.py)
+    figure_text: list[PBlock]  # labels of drawings (tick labels, axis titles), out of the flow (pdf/figures.py)
     blocks: list[PBlock]  # the flow before kinds: paragraphs, tables, watermark and rotated text (pdf/blocks.py)
     kinds: list[PBlock]  # the flow with title, headings, captions and list items labelled (pdf/kinds.py)
     order: list[PBlock]  # the flow in reading order, columns set (pdf/order.py)
