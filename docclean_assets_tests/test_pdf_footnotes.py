@@ -69,3 +69,32 @@ def test_a_raised_smaller_run_is_a_superscript_and_a_lowered_one_is_not():
 ])
 def test_which_superscripts_are_references(run, before, refs):
     assert _reference(run, before) == refs
+
+
+def test_a_marker_is_raised_above_its_own_words_baseline_when_the_row_holds_another_column():
+    s = PdfSettings()
+    left = _run("station", 50, 500, 10, 0) + _run("1", 85, 503.5, 6.5, 10) + _run(".", 88.5, 500, 10, 11)
+    right = _run("columnofmanyletters", 300, 504, 10, 20)  # the other column's line, set 4 pt higher
+    words = chars_to_words(left + right, s)
+    station = next(w for w in words if w.text.startswith("station"))
+    assert [station.text[a:b] for a, b in station.raised] == ["1"]
+
+
+def test_notes_set_solid_keep_each_hung_marker_on_its_own_note():
+    """Two notes at 7.5 pt on 9 pt leading under the first column, markers raised 0.4 em at the margin
+    and hung 0.7 em before the text, beside a body line of the second column whose baseline lies
+    between them (so one row holds both markers): the lower marker is no script of the note above."""
+    s = PdfSettings()
+    chars = (_run("1", 50, 703, 5, 0) + _run("First", 58, 700, 7.5, 10) + _run("note", 80, 700, 7.5, 20)
+             + _run("2", 50, 694, 5, 30) + _run("Second", 58, 691, 7.5, 40) + _run("note", 84, 691, 7.5, 50)
+             + _run("bodytextoftheothercolumn", 300, 697.5, 9.5, 60))
+    lines = [ln for ln in words_to_lines(chars_to_words(chars, s), s) if ln.x0 < 200]
+    assert [ln.text for ln in lines] == ["1 First note", "2 Second note"]
+    assert all(ln.words[0].raised == ((0, 1),) for ln in lines)
+
+
+def test_a_sub_and_a_superscript_stacked_at_one_x_stay_on_their_line():
+    s = PdfSettings()
+    chars = _run("x", 50, 500, 10, 0) + _run("2", 55, 503.5, 6.5, 10) + _run("i", 55, 497.5, 6.5, 20) \
+        + _run("plus", 65, 500, 10, 30)
+    assert len(words_to_lines(chars_to_words(chars, s), s)) == 1

@@ -129,7 +129,7 @@ def _split_collisions(row: list[Char], settings: PdfSettings) -> list[list[Char]
     for group in sorted(groups, key=len, reverse=True):
         spans = sorted((c.x0, c.x1) for c in group if not c.text.isspace())
         base = group[len(group) // 2].oy
-        free = [line for line in lines if not _collide(spans, line[1], settings)]
+        free = [line for line in lines if not _collide(spans, line[1], settings) and not _stacked(group, line[0], settings)]
         if not free:
             lines.append((list(group), spans, base))
             continue
@@ -187,9 +187,25 @@ def _attach_drop_caps(lines: list[Line], s: PdfSettings) -> list[Line]:
     return sorted(out, key=lambda ln: (ln.top, ln.x0))
 
 
+def _stacked(group: list[Char], line: list[Char], s: PdfSettings) -> bool:
+    """Whether a glyph of the group sits at the x of a glyph of the line (over more than
+    `row_collision_overlap` of the narrower width) with baselines more than `stack_max_em` of the
+    larger size apart: one line never holds that, so they are two lines."""
+    for c in group:
+        if c.text.isspace():
+            continue
+        for o in line:
+            narrower = min(c.x1 - c.x0, o.x1 - o.x0)
+            if (narrower > 0 and min(c.x1, o.x1) - max(c.x0, o.x0) > s.row_collision_overlap * narrower
+                    and abs(c.oy - o.oy) > s.stack_max_em * max(c.size, o.size) and not o.text.isspace()):
+                return True
+    return False
+
+
 def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]], settings: PdfSettings) -> bool:
     """Whether at least `row_collision_chars` glyphs of `spans` overlap a glyph of `other` over more
     than `row_collision_overlap` of the narrower width (both lists sorted by x0)."""
+    need = settings.row_collision_chars
     starts = [x0 for x0, _ in other]
     widest = max((x1 - x0 for x0, x1 in other), default=0.0)
     hits = 0
@@ -202,7 +218,7 @@ def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]],
                 hits += 1
                 break
             i += 1
-        if hits >= settings.row_collision_chars:
+        if hits >= need:
             return True
     return False
 
@@ -260,7 +276,8 @@ def script_spans(chars: list[Char], base: tuple[float, float], s: PdfSettings) -
 def _word(chars: list[Char], row: int, base: tuple[float, float] | None, s: PdfSettings) -> Word:
     """The chars as one word; its size is their modal size rounded to `size_step_pt` points.
     Raised runs are only told in a row that may hold them (`base`) and where no accent was composed
-    (offsets then match the chars)."""
+    (offsets then match the chars), above the word's own baseline where it has glyphs of the row's
+    size: a row may hold two columns' lines whose baselines differ by a few points."""
     first = chars[0]
     first_size, mixed = first.size, False
     x0, top, x1, bottom = first.x0, first.top, first.x1, first.bottom
@@ -281,6 +298,10 @@ def _word(chars: list[Char], row: int, base: tuple[float, float] | None, s: PdfS
         size = size_key(first_size, s.size_step_pt)
     text = _word_text(chars)
     exact = base is not None and len(text) == sum(len(c.text) for c in chars)
+    if exact and mixed:  # from the word's own glyphs of the row's size, when it has some
+        own = sorted(c.oy for c in chars if size_key(c.size, s.size_step_pt) == base[1])  # type: ignore[index]
+        if own:
+            base = (own[len(own) // 2], base[1])  # type: ignore[index]
     raised = script_spans(chars, base, s) if exact else ()  # type: ignore[arg-type]
     return _new_word((text, x0, top, x1, bottom, size, len(chars),
                       sum(map(is_bold_font, [c.fontname for c in chars])), row, first.size, raised))
@@ -462,7 +483,8 @@ def _attach_raised(lines: list[Line], s: PdfSettings) -> list[Line]:
                 continue
             ov = min(ln.bottom, cand.bottom) - max(ln.top, cand.top)
             hgap = max(cand.x0 - ln.x1, ln.x0 - cand.x1, 0.0)
-            if ov >= s.raised_min_overlap_fraction * h and hgap <= s.raised_max_gap_em * cand.size and ov > best_ov:
+            reach = s.raised_max_lead_gap_em if ln.x1 <= cand.x0 else s.raised_max_gap_em  # a note's hung marker
+            if ov >= s.raised_min_overlap_fraction * h and hgap <= reach * cand.size and ov > best_ov:
                 best, best_ov = j, ov
         if best is not None and best not in absorbed.get(i, ()):  # no chains
             host = lines[best]

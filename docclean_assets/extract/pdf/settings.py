@@ -94,6 +94,12 @@ class PdfSettings:
     drop_cap_max_gap_em: float = 1.0
     row_collision_overlap: Fraction = 0.5
     row_collision_chars: int = 2
+    # ...and one such glyph is enough when the two baselines lie more than this many em (of the larger
+    # glyph) apart: a sub- and a superscript stacked at one x are ~0.9 em of their size apart (LaTeX's
+    # x_i^2 at 10 pt: +3.5 and -2.5 pt in 6.5 pt type), an accent sits on its letter's baseline or
+    # above it by less; two notes' markers set one above the other at the margin, a line apart, are
+    # 1.8 em apart (generated articles: 5 pt markers on 9 pt leading).
+    stack_max_em: float = 1.3
     # A horizontal gap wider than this many em starts a new word. A LaTeX Times interword space
     # measures exactly 0.25 em and shrinks below it in justified lines (pdfminer's 0.25 glued words
     # together in the papermage ACL paper); in-word kerning gaps stay below 0.05 em there.
@@ -131,6 +137,9 @@ class PdfSettings:
     raised_min_overlap_fraction: Fraction = 0.3
     raised_max_gap_em: float = 0.5
     raised_search_em: float = 2.0
+    # A run before its host (a note's marker hung in front of the note) may stand this many host em
+    # from it: notes set with a hanging marker leave 0.3-1 em (the generated articles 0.7 em).
+    raised_max_lead_gap_em: float = 1.0
     # A run of such smaller type is a superscript (a footnote reference marker, an exponent) when its
     # baseline is at least this many em (of the row's main size) above the row's baseline. LaTeX
     # raises footnote marks ~0.36 em and Word superscripts ~0.33 em; a subscript or a baseline
