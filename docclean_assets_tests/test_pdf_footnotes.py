@@ -34,12 +34,33 @@ def test_markers_leave_the_body_and_orig_text_keeps_them(paper):
 
 def test_each_note_is_one_block_anchored_to_the_paragraph_holding_its_marker(paper):
     ext, blocks, paragraphs, notes = paper
-    found = [b for b in blocks if b.kind == "footnote"]
+    found = [b for b in blocks if b.kind == "footnote" and b.drop_reason is None]
     assert [(b.get_meta("marker"), b.text.endswith(text)) for b, (_, text, _) in zip(found, notes)] == \
         [(marker, True) for marker, _, _ in notes]
+    assert len(found) == len(notes)  # a note run on at the next page's foot is one block (its part: `continued`)
     by_seq = {b.seq: b for b in blocks}
     assert [by_seq[b.anchor].text for b in found] == [paragraphs[p] for _, _, p in notes]
-    assert ext.report.footnotes == len(notes)  # exact: a page's notes set without space are counted apart
+    # exact: a page's notes set without space are counted apart, a note run on over a page once
+    assert ext.report.footnotes == len(notes) and ext.report.unanchored_notes == []
+
+
+def test_a_note_whose_reference_is_not_in_the_text_is_named_in_the_report():
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    from docclean_assets_tests.fixtures.build_footnotes import STYLES as NOTE_STYLES, _Doc, _paragraphs
+
+    buf = io.BytesIO()
+    doc = _Doc(NOTE_STYLES[0], canvas.Canvas(buf, invariant=1))
+    top = 90.0
+    for text in _paragraphs(1, 1):  # prose that holds no reference marker
+        top = doc.draw_paragraph(text, 72, top, 450)
+    doc.draw_notes([1], 72, 450)  # yet the page's foot has note 1
+    doc.c.showPage()
+    doc.c.save()
+    ext = extract_pdf(buf.getvalue(), Settings())
+    assert ext.report.footnotes == 1 and ext.report.unanchored_notes == ["1:1"]
 
 
 def _run(text: str, x: float, baseline: float, size: float, seq: int) -> list[Char]:
@@ -98,3 +119,25 @@ def test_a_sub_and_a_superscript_stacked_at_one_x_stay_on_their_line():
     chars = _run("x", 50, 500, 10, 0) + _run("2", 55, 503.5, 6.5, 10) + _run("i", 55, 497.5, 6.5, 20) \
         + _run("plus", 65, 500, 10, 30)
     assert len(words_to_lines(chars_to_words(chars, s), s)) == 1
+
+
+def test_a_markerless_note_opening_a_page_runs_on_only_from_a_note_left_open_on_the_page_before():
+    from docclean_assets.extract.continuations import blocks_to_joined_paragraphs
+    from docclean_assets.extract.model import Block
+    from docclean_assets.extract.pdf.footnotes import counted_notes, notes_to_continuations
+
+    def note(seq, page, text, marker=None, anchor=0):
+        meta = (("note", "footnote"), ("marker", marker)) if marker else ()
+        return Block("footnote", text, seq=seq, page=page, anchor=anchor if marker else None, meta=meta)
+
+    body = Block("paragraph", "Body text.", seq=0, page=1)
+    run_on = [body, note(1, 1, "1 The clerks copied the figures between", "1"), note(2, 2, "the two books monthly."),
+              note(3, 2, "2 Another note.", "2")]
+    marked = notes_to_continuations(run_on)
+    assert marked[2].get_meta("note") == "continued" and counted_notes(marked) == (2, [])
+    joined = blocks_to_joined_paragraphs(marked)
+    assert joined[1].text == "1 The clerks copied the figures between the two books monthly."
+    assert joined[2].drop_reason == "continued"
+    closed = [body, note(1, 1, "1 A whole note.", "1"), note(2, 2, "A note whose marker was not read.")]
+    assert notes_to_continuations(closed)[2].get_meta("note") is None
+    assert counted_notes(notes_to_continuations(closed)) == (2, ["2:-"])

@@ -14,7 +14,8 @@ The first part takes the second's text (a word hyphenated across the break joine
 line-break marker, so normalisation decides "mol-|ecule" against "long-|form" as inside a
 paragraph) and lists in meta `parts` the page and box of every part; the second is dropped as
 `continued`, its text kept and meta `continues` naming the first. Notes and asides anchored on the
-second part are anchored on the whole paragraph.
+second part are anchored on the whole paragraph. A note run on at the next page's foot (meta `note`
+"continued", set by the PDF backend) is joined to its note the same way.
 """
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ MIN_PART_WORDS = 3
 # (a name, a number: "reported by | Lindqvist", "in | 2019"): a word in lower case, a comma or a
 # dash; a lower-case start needs no more. A label or code ("item58", "Table") is no open sentence.
 _OPEN_BEFORE_CAPITAL = frozenset(",-\u2013\u2014")
+# Meta `note` of a note's part that runs on at the next page's foot (marked by the PDF backend).
+CONTINUED_NOTE = "continued"
 # Meta of a paragraph of two lines or more (PDF): how far its first line starts right of the others, em.
 FIRST_INDENT_META = "first_indent_em"
 # A first line starting this far right of the others is indented: LaTeX's \parindent is 1-1.5 em,
@@ -147,7 +150,14 @@ def blocks_to_joined_paragraphs(blocks: list[Block]) -> list[Block]:
     root: int | None = None  # the paragraph's first part, which collects the text
     prev: int | None = None  # its latest part, where the break is measured
     moved: dict[int, int] = {}  # seq of a dropped part -> seq of the whole paragraph
+    note: int | None = None  # the latest note, which a note run on at the next page's foot continues
     for i, b in enumerate(out):
+        if b.kind == Kind.FOOTNOTE and b.drop_reason is None:
+            if b.get_meta("note") == CONTINUED_NOTE and note is not None:
+                out[note] = _join(out[note], b)
+                out[i] = replace(b.dropped(DropReason.CONTINUED), meta=(*b.meta, ("continues", str(out[note].seq))))
+                continue
+            note = i
         if not _flow(b):
             continue
         if b.kind != Kind.PARAGRAPH or i in off:

@@ -162,6 +162,8 @@ class DocReport:
         "arrow": "int64", "doc": "Non-whitespace characters of the whole extracted text, before any removal."})
     columns: int = field(default=0, metadata={"doc": "The largest number of text columns detected on any page."})
     footnotes: int = field(default=0, metadata={"doc": "Footnotes and endnotes found (kept apart from the body, linked)."})
+    unanchored_notes: list[str] = field(default_factory=list, metadata={
+        "doc": "'<page>:<marker>' of each note whose reference in the text was not found ('-': no marker)."})
     unresolved_regions: int = field(default=0, metadata={"doc": "Regions whose role could not be decided (kept, but unsure)."})
     deletions: int = field(default=0, metadata={"doc": "Tracked deletions (w:del): their text is not in the body."})
     insertions: int = field(default=0, metadata={"doc": "Tracked insertions (w:ins): their text is in the body."})

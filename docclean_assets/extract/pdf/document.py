@@ -28,7 +28,7 @@ from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import Char, PageContent, PageInfo, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
-from docclean_assets.extract.pdf.footnotes import count_notes, notes_to_links, page_footnotes
+from docclean_assets.extract.pdf.footnotes import counted_notes, notes_to_continuations, notes_to_links, page_footnotes
 from docclean_assets.extract.pdf.figures import blocks_to_figure_text, graphics_to_drawings
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Line, Word, chars_to_words, words_to_lines
@@ -264,7 +264,6 @@ def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: di
     for order, layout in zip(orders, layouts, strict=True):
         report.unresolved_regions += order.unresolved
         report.columns = max(report.columns, order.columns)
-        report.footnotes += count_notes(order.footnotes)
         if layout.reversed_chars:
             report.flag("reversed_text")
     captions = [o.captions for o in orders]
@@ -277,7 +276,8 @@ def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: di
                   o.footnotes, o.asides, o.captions, q)
         for p, lay, k, o, q in zip(pages, layouts, kinds, orders, final, strict=True)
     ))
-    out = _records(pages, final)
+    out = notes_to_continuations(_records(pages, final))
+    report.footnotes, report.unanchored_notes = counted_notes(out)
     return Extraction(renumber(out), _counted(report, out), trace), pages
 
 

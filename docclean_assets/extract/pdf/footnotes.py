@@ -16,6 +16,8 @@ import re
 
 from dataclasses import replace
 
+from docclean_assets.extract.continuations import CONTINUED_NOTE
+from docclean_assets.extract.model import Block, Kind
 from docclean_assets.extract.pdf.blocks import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.settings import PdfSettings
@@ -41,6 +43,12 @@ def _has_marker(b: PBlock, s: PdfSettings) -> bool:
         return True
     w = first.words[0]
     return w.first_size < s.footnote_marker_size_ratio * first.size
+
+
+def _carries_a_note(b: PBlock) -> bool:
+    """Whether a block of small type opens with the last lines of a note begun on the page before:
+    no marker on its first line, a raised one opening a later line (the page's own notes)."""
+    return note_marker(b) is None and any((m := note_marker(b, i)) is not None and m[1] for i in range(1, len(b.lines)))
 
 
 def page_footnotes(ordered: list[PBlock], info: PageInfo, body: float, settings: PdfSettings) -> list[PBlock]:
@@ -71,7 +79,7 @@ def page_footnotes(ordered: list[PBlock], info: PageInfo, body: float, settings:
                 for k in range(i, len(seq))
                 if seq[k].size <= small
                 and (seq[k].top + seq[k].bottom) / 2 >= settings.footnote_min_top_fraction * info.height
-                and _has_marker(seq[k], settings)
+                and (_has_marker(seq[k], settings) or _carries_a_note(seq[k]))
             ),
             None,
         )
@@ -217,13 +225,37 @@ def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
     return out
 
 
-def count_notes(blocks: list[PBlock]) -> int:
-    """Footnotes on a page: blocks that open a note (a marker), and markerless footnote blocks
-    that do not continue the footnote before them."""
-    count, prev = 0, None
+def notes_to_continuations(blocks: list[Block]) -> list[Block]:
+    """The document's blocks with each note begun on one page and run on at the next page's foot
+    marked: a page's first footnote without a marker, after a note of the page before that left its
+    sentence open, gets meta `note` = "continued" (normalisation joins it to that note)."""
+    out = list(blocks)
+    last: int | None = None  # the latest footnote so far
+    for i, b in enumerate(out):
+        if b.kind != Kind.FOOTNOTE:
+            continue
+        prev = out[last] if last is not None else None
+        if (prev is not None and b.get_meta("marker") is None and prev.page is not None and b.page == prev.page + 1
+                and not any(o.kind == Kind.FOOTNOTE and o.page == b.page for o in out[last + 1:i])
+                and prev.text.rstrip()[-1:] not in ".!?"):
+            meta = tuple((k, v) for k, v in b.meta if k != "note") + (("note", CONTINUED_NOTE),)
+            out[i] = replace(b, meta=meta)
+        last = i
+    return out
+
+
+def counted_notes(blocks: list[Block]) -> tuple[int, list[str]]:
+    """The document's notes: blocks that open one (a marker), and markerless footnote blocks that
+    neither run on from the page before nor continue the footnote block right before them on their
+    page; and
+    "page:marker" of each note no reference in the text was found for ("page:-" without a marker)."""
+    count, unanchored, prev = 0, [], None
     for b in blocks:
-        opens = any(key == "marker" for key, _ in b.extra)
-        if b.kind == "footnote" and (opens or prev is None or prev.kind != "footnote"):
-            count += 1
+        if b.kind == Kind.FOOTNOTE and b.get_meta("note") != CONTINUED_NOTE:
+            marker = b.get_meta("marker")
+            if marker is not None or prev is None or prev.kind != Kind.FOOTNOTE or prev.page != b.page:
+                count += 1
+                if b.anchor is None:
+                    unanchored.append(f"{b.page}:{marker or '-'}")
         prev = b
-    return count
+    return count, unanchored
