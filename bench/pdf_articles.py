@@ -9,7 +9,9 @@ generator's exact ground truth, per house style (docclean_assets_tests/fixtures/
 - leakage: the share of strings that must stay out of the body (running heads, page numbers, the first
   page's foot line, notes, pull quotes) found in the kept body more often than the ground truth's own
   body holds them;
-- notes: `quality_report.footnotes` against the notes the generator set.
+- notes: `quality_report.footnotes` against the notes the generator set;
+- table cells: cell F1 of each generated table against the kept table block that shares most of its
+  cells, a cell being (row, column, text) with the text normalised by `words`.
 
     .venv/bin/python -m bench.pdf_articles
 """
@@ -45,7 +47,26 @@ def score(blocks, truth, footnotes: int) -> dict:
     leaked = [s for s in outside if _occurrences(words(s), body) > _occurrences(words(s), gt_body)]
     return {"sentences": len(sentences), "whole": whole, "paragraphs": len(paragraphs),
             "paragraphs_whole": paras_whole, "paragraphs_exact": paras_exact, "outside": len(outside), "leaked": leaked,
-            "notes": len(truth.notes), "footnotes": footnotes}
+            "notes": len(truth.notes), "footnotes": footnotes, "cells": table_cells(blocks, truth.tables)}
+
+
+def _cells(rows: list[list[str]]) -> set[tuple[int, int, str]]:
+    return {(r, c, words(text)) for r, row in enumerate(rows) for c, text in enumerate(row)}
+
+
+def table_cells(blocks, tables: list[list[list[str]]]) -> tuple[int, int, int]:
+    """(cells found, cells extracted, cells true) over the generated tables: each matched with the
+    kept table block holding most of its cells."""
+    from docclean_assets.extract.chunk_tables import cells, is_separator
+
+    found = extracted = true = 0
+    candidates = [[list(cells(ln)) for ln in b.text.splitlines() if ln.strip() and not is_separator(ln)]
+                  for b in blocks if b.kind == "table" and b.drop_reason is None]
+    for rows in tables:
+        want = _cells(rows)
+        best = max((_cells(c) for c in candidates), key=lambda got: len(got & want), default=set())
+        found, extracted, true = found + len(best & want), extracted + len(best), true + len(want)
+    return found, extracted, true
 
 
 def _split(text: str) -> list[str]:
@@ -85,10 +106,13 @@ def totals(results: dict[str, dict]) -> dict[str, float]:
         return sum(r[a] for r in results.values()) / max(1, sum(r[b] for r in results.values()))
 
     leaked = sum(len(r["leaked"]) for r in results.values())
+    found, extracted, true = (sum(r["cells"][k] for r in results.values()) for k in range(3))
+    cell_f1 = 2 * found / (extracted + true) if extracted + true else 1.0
     return {"integrity": ratio("whole", "sentences"), "paragraphs_whole": ratio("paragraphs_whole", "paragraphs"),
             "paragraphs_exact": ratio("paragraphs_exact", "paragraphs"),
             "leakage": leaked / max(1, sum(r["outside"] for r in results.values())),
-            "notes_exact": sum(r["notes"] == r["footnotes"] for r in results.values()) / max(1, len(results))}
+            "notes_exact": sum(r["notes"] == r["footnotes"] for r in results.values()) / max(1, len(results)),
+            "table_cell_f1": cell_f1}
 
 
 def main() -> int:
@@ -100,7 +124,7 @@ def main() -> int:
               f"{len(r['leaked'])}/{r['outside']} | {r['notes']} / {r['footnotes']} |")
     t = totals(results)
     print(f"\nintegrity {t['integrity']:.3f} · paragraphs whole {t['paragraphs_whole']:.3f} (exact {t['paragraphs_exact']:.3f}) · "
-          f"leakage {t['leakage']:.3f} · exact note counts {t['notes_exact']:.2f}")
+          f"leakage {t['leakage']:.3f} · exact note counts {t['notes_exact']:.2f} · table cell F1 {t['table_cell_f1']:.3f}")
     for name, r in results.items():
         for s in r["leaked"]:
             print(f"  leaked ({name}): {s}")

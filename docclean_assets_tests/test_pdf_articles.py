@@ -59,3 +59,9 @@ def test_a_figures_labels_are_text_in_a_picture_not_prose(article):
     assert not [b.text for b in blocks if b.in_body and b.text in labels]
     if truth.captions and any(c.startswith("Fig.") for c in truth.captions):
         assert labels <= {b.text for b in blocks if b.kind == "image_text"}
+
+
+def test_a_table_set_across_both_columns_is_one_table(article):
+    truth, _, r = article
+    found, extracted, true = r["cells"]
+    assert found == extracted == true == sum(len(row) for t in truth.tables for row in t)

@@ -275,6 +275,11 @@ class PdfSettings:
     # A stroked, unfilled path counts as a curve (plot lines, axes) when its short side is at least
     # this fraction of its long one; thinner paths are rules and brackets (historical default).
     table_curve_min_aspect_fraction: Fraction = 0.1
+    # Two tables found in neighbouring column bands whose first and last rows lie within this many
+    # body em of each other are read again as one table across the gutter (a table set across both
+    # columns of a page, whose column gap falls on the page's gutter; rows of one table share their
+    # baselines exactly, so a fraction of a line absorbs the boxes' rounding).
+    table_stitch_tolerance_em: float = 0.5
     # Aligned text with at least `table_math_min_delimiter_pieces` pieces of large brackets, or with
     # more than `table_max_math_cell_share` of its non-empty cells holding math symbols (figures
     # aside), is a display formula, not a borderless table. Calibrated on the corpus: GeoTopo's

@@ -295,19 +295,54 @@ def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) 
     return drawn > s.table_max_picture_share * area
 
 
+def _side_by_side(a: TableBlock, b: TableBlock, body: float, s: PdfSettings) -> bool:
+    """Whether two tables of neighbouring column bands are one table cut by the gutter: their first
+    and last rows at the same height, within `table_stitch_tolerance_em` body em."""
+    tol = s.table_stitch_tolerance_em * body
+    return abs(a.top - b.top) <= tol and abs(a.bottom - b.bottom) <= tol
+
+
+def _stitched(banded: list[tuple[int, TableBlock]], lines: list[Line], edges: list[float], page: int,
+              body: float, s: PdfSettings) -> list[TableBlock]:
+    """The tables found per column band, with each pair side by side in neighbouring bands read
+    again as one table across the gutter between them (a table set across a two-column page's
+    columns); the pair stays apart when the rows across both do not make a table."""
+    out: list[TableBlock] = []
+    taken: set[int] = set()
+    for i, (k, a) in enumerate(banded):
+        if i in taken:
+            continue
+        j = next((j for j, (m, b) in enumerate(banded) if j not in taken and j != i and m == k + 1
+                  and _side_by_side(a, b, body, s)), None)
+        if j is not None:
+            b = banded[j][1]
+            tol = s.table_stitch_tolerance_em * body
+            rows = [r for r in lines_to_rows(lines, edges[k], edges[k + 2])
+                    if r.cells and r.top >= min(a.top, b.top) - tol and r.bottom <= max(a.bottom, b.bottom) + tol]
+            whole = run_to_table(rows, page, body, s) if rows else None
+            if whole is not None and not whole.fallback and len(whole.lines) == len(a.lines) + len(b.lines):
+                out.append(whole)
+                taken.update((i, j))
+                continue
+        out.append(a)
+        taken.add(i)
+    return out
+
+
 def lines_to_borderless_tables(lines: list[Line], gutters: list[Gutter], graphics: list[Graphic], page: int,
                                body: float, s: PdfSettings) -> BorderlessTables:
     """The page's borderless tables, searched in each column band between gutters (none over a
     drawing), and the lines they leave to the flow."""
     mids = [g.mid for g in gutters]
     edges = [-math.inf, *mids, math.inf]
-    tables: list[TableBlock] = []
-    for lo, hi in zip(edges, edges[1:], strict=False):
+    banded: list[tuple[int, TableBlock]] = []
+    for k, (lo, hi) in enumerate(zip(edges, edges[1:], strict=False)):
         rows = lines_to_rows(lines, lo, hi)
         for run in rows_to_runs(rows, body, s):
             table = run_to_table(_heads(run, rows, body, s) + run, page, body, s)
             if table is not None and not _drawing_inside(table, graphics, s):
-                tables.append(table)
+                banded.append((k, table))
+    tables = _stitched(banded, lines, edges, page, body, s)
     if not tables:
         return BorderlessTables([], lines)
     taken = {id(ln) for t in tables for ln in t.lines}
