@@ -127,11 +127,13 @@ def boxes_to_gutters(
     limit = max_cover * peak
     out: list[Gutter] = []
     for i, j in _low_runs(cov, 0, nbins, limit):
-        if i > 0 and j < nbins:
-            floor = min(v for _, _, v in cov.runs(i, j)) + floor_slack * height
-            a, b = max(_low_runs(cov, i, j, floor), key=lambda r: r[1] - r[0])  # the first widest
-            if b - a >= min_width:
-                out.append(Gutter(left + a, left + b, max(v for _, _, v in cov.runs(a, b)) / peak))
+        # A run reaching the region's edge is a margin, unless its emptiest part lies inside it: a
+        # column covering less than `max_cover` (a last page's short column, one half filled by a
+        # figure) joins the gutter beside it into one low run that reaches the edge.
+        floor = min(v for _, _, v in cov.runs(i, j)) + floor_slack * height
+        a, b = max(_low_runs(cov, i, j, floor), key=lambda r: r[1] - r[0])  # the first widest
+        if a > 0 and b < nbins and b - a >= min_width:
+            out.append(Gutter(left + a, left + b, max(v for _, _, v in cov.runs(a, b)) / peak))
     return out
 
 

@@ -122,8 +122,20 @@ def test_column_edge_tolerance_decides_which_blocks_a_column_holds() -> None:
     blocks = [PBlock([make_line([_word(f"w{i}", 100.5 + 20 * i, 100 + 12 * k, 115 + 20 * i, row=k)
                                  for i in range(5)])], 1) for k in range(10)]
     # Blocks start 0.5 pt left of the column's x-range [101, 300]: inside only with a tolerance.
-    assert _column_ok(blocks, 101.0, 300.0, 400.0, 120.0, S)
-    assert not _column_ok(blocks, 101.0, 300.0, 400.0, 120.0, replace(S, column_edge_tolerance_pt=0.0))
+    assert _column_ok(blocks, 101.0, 300.0, 400.0, 100.0, 120.0, S)
+    assert not _column_ok(blocks, 101.0, 300.0, 400.0, 100.0, 120.0, replace(S, column_edge_tolerance_pt=0.0))
+
+
+def test_column_short_min_lines_decides_whether_a_short_column_at_the_top_is_a_column() -> None:
+    # a last page: six lines at the top of the right column, beside a full left column of 40 lines
+    right = [PBlock([make_line([_word(f"w{i}", 310 + 40 * i, 100 + 12 * k, 340 + 40 * i, row=k)
+                                for i in range(5)])], 1) for k in range(6)]
+    assert _column_ok(right, 305.0, 520.0, 470.0, 100.0, 480.0, S)  # 72 of 480 pt: short, yet a column
+    assert not _column_ok(right, 305.0, 520.0, 470.0, 100.0, 480.0, replace(S, column_short_min_lines=7))
+    # the same lines starting half-way down are no last column
+    lower = [PBlock([make_line([_word(f"w{i}", 310 + 40 * i, 300 + 12 * k, 340 + 40 * i, row=k)
+                                for i in range(5)])], 1) for k in range(6)]
+    assert not _column_ok(lower, 305.0, 520.0, 470.0, 100.0, 480.0, S)
 
 
 # ---- order.py
@@ -198,3 +210,19 @@ def _pdf_with_skewed_box() -> bytes:
 def test_rect_corner_decimals_decides_box_or_path() -> None:
     kinds = [_page(_pdf_with_skewed_box(), s).graphics[0].kind for s in (S, replace(S, rect_corner_decimals=3))]
     assert kinds == ["rect", "path"]
+
+
+# ---- figures.py
+
+
+def test_figure_label_reach_em_decides_which_text_beside_a_drawing_is_its_label() -> None:
+    from docclean_assets.extract.pdf.figures import Drawing, blocks_to_figure_text
+
+    plot = Drawing(100.0, 100.0, 300.0, 200.0, vector=True)
+    tick = PBlock([make_line([_word("30", 290, 218, 300, size=7)])], 1)  # 18 pt under the axis: 1.8 body em
+    prose = PBlock([make_line([_word(f"w{i}", 100 + 30 * i, 300, 125 + 30 * i, row=1) for i in range(6)])], 1)
+    assert [b.text for b in blocks_to_figure_text([tick, prose], [plot], 10.0, S).asides] == ["30"]
+    assert blocks_to_figure_text([tick, prose], [plot], 10.0, replace(S, figure_label_reach_em=1.0)).asides == []
+    # a picture's labels are set on it: text beside a picture stays in the flow
+    picture = plot._replace(vector=False)
+    assert blocks_to_figure_text([tick, prose], [picture], 10.0, S).asides == []

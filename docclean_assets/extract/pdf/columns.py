@@ -17,16 +17,20 @@ from docclean_assets.extract.pdf.settings import PdfSettings
 __all__ = ["Gutter", "blocks_to_gutters", "split_lines_at_gutters"]
 
 
-def _column_ok(blocks: list[PBlock], x0: float, x1: float, width: float, height: float, s: PdfSettings) -> bool:
-    """Whether the x-range holds a prose column: wide enough, filled enough, words per line."""
+def _column_ok(blocks: list[PBlock], x0: float, x1: float, width: float, top: float, height: float,
+               s: PdfSettings) -> bool:
+    """Whether the x-range holds a prose column: wide enough, filled enough (or a short column opening
+    at the top of the text, as a last page's), words per line."""
     if x1 - x0 < s.column_min_width_fraction * width:
         return False
     tol = s.column_edge_tolerance_pt
     inside = [b for b in blocks if b.x0 >= x0 - tol and b.x1 <= x1 + tol]
     fill = sum(b.bottom - b.top for b in inside)
-    if fill < s.column_min_fill * height:
-        return False
     nlines = sum(len(b.lines) for b in inside)
+    short = (nlines >= s.column_short_min_lines
+             and min(b.top for b in inside) <= top + s.column_short_top_em * max(b.size for b in inside))
+    if fill < s.column_min_fill * height and not short:
+        return False
     nwords = sum(len(ln.words) for b in inside for ln in b.lines)
     return nlines > 0 and nwords / nlines >= s.column_min_words_per_line
 
@@ -40,13 +44,14 @@ def blocks_to_gutters(blocks: list[PBlock], settings: PdfSettings) -> list[Gutte
                                settings.gutter_floor_slack)
     left, right = min(b.x0 for b in content), max(b.x1 for b in content)
     width = right - left
-    height = max(b.bottom for b in content) - min(b.top for b in content)
+    top = min(b.top for b in content)
+    height = max(b.bottom for b in content) - top
     while gutters:
         edges = [left] + [x for g in gutters for x in (g.x0, g.x1)] + [right]
         bad = [
             k
             for k in range(len(gutters) + 1)
-            if not _column_ok(content, edges[2 * k], edges[2 * k + 1], width, height, settings)
+            if not _column_ok(content, edges[2 * k], edges[2 * k + 1], width, top, height, settings)
         ]
         if not bad:
             break

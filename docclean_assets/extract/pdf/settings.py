@@ -191,6 +191,11 @@ class PdfSettings:
     # at least `column_min_width_fraction` of the text width (so line-number margins are no column).
     column_min_fill: Fraction = 0.3
     column_min_width_fraction: Fraction = 0.15
+    # ...or, less filled, open within `column_short_top_em` em of the text's top with at least this
+    # many lines: the short last column of an article's last page (the generated articles' last
+    # columns hold 8-20 lines; a stray label or a page number beside one column holds one or two).
+    column_short_min_lines: int = 5
+    column_short_top_em: float = 2.0
     # A column holds prose: its lines average at least this many words (table columns hold 1-3).
     column_min_words_per_line: float = 3.0
     # A block belongs to a column when it lies within the column's x-range grown by this many
