@@ -125,20 +125,24 @@ def _split_collisions(row: list[Char], settings: PdfSettings) -> list[list[Char]
     groups = _baseline_groups(row, settings.baseline_group_em)
     if len(groups) == 1:
         return [row]
-    lines: list[tuple[list[Char], list[tuple[float, float]], float]] = []  # chars, sorted x-spans, baseline
+    # chars, sorted x-spans, baseline, [lowest, highest] glyph origin
+    lines: list[tuple[list[Char], list[tuple[float, float]], float, list[float]]] = []
     for group in sorted(groups, key=len, reverse=True):
         spans = sorted((c.x0, c.x1) for c in group if not c.text.isspace())
         base = group[len(group) // 2].oy
-        free = [line for line in lines if not _collide(spans, line[1], settings) and not _stacked(group, line[0], settings)]
+        reach = [min(c.oy for c in group), max(c.oy for c in group)]
+        free = [line for line in lines
+                if not _collide(spans, line[1], settings) and not _stacked(group, reach, line, settings)]
         if not free:
-            lines.append((list(group), spans, base))
+            lines.append((list(group), spans, base, reach))
             continue
         home = min(free, key=lambda line: abs(line[2] - base))
         home[0].extend(group)
         home[1][:] = sorted(home[1] + spans)
+        home[3][:] = [min(home[3][0], reach[0]), max(home[3][1], reach[1])]
     if len(lines) == 1:
         return [row]
-    out = [sorted(chars, key=lambda c: -c.oy) for chars, _, _ in lines]
+    out = [sorted(chars, key=lambda c: -c.oy) for chars, _, _, _ in lines]
     return sorted(out, key=lambda chars: -sum(c.oy * c.size for c in chars) / sum(c.size for c in chars))
 
 
@@ -187,14 +191,18 @@ def _attach_drop_caps(lines: list[Line], s: PdfSettings) -> list[Line]:
     return sorted(out, key=lambda ln: (ln.top, ln.x0))
 
 
-def _stacked(group: list[Char], line: list[Char], s: PdfSettings) -> bool:
+def _stacked(group: list[Char], reach: list[float], line: tuple, s: PdfSettings) -> bool:
     """Whether a glyph of the group sits at the x of a glyph of the line (over more than
     `row_collision_overlap` of the narrower width) with baselines more than `stack_max_em` of the
-    larger size apart: one line never holds that, so they are two lines."""
+    larger size apart: one line never holds that, so they are two lines. `reach` and the line's
+    last item are their lowest and highest glyph origins: most pairs are ruled out by those alone."""
+    lo, hi = line[3]
+    if max(abs(reach[1] - lo), abs(hi - reach[0])) <= s.stack_max_em * min(c.size for c in group):
+        return False
     for c in group:
         if c.text.isspace():
             continue
-        for o in line:
+        for o in line[0]:
             narrower = min(c.x1 - c.x0, o.x1 - o.x0)
             if (narrower > 0 and min(c.x1, o.x1) - max(c.x0, o.x0) > s.row_collision_overlap * narrower
                     and abs(c.oy - o.oy) > s.stack_max_em * max(c.size, o.size) and not o.text.isspace()):
