@@ -18,6 +18,7 @@ HEADLINE = {"scrapinghub_aeb": ["f1"], "trafilatura_eval": ["with_found", "witho
                          "inserted_present", "notes_in_notes", "notes_not_in_body"],
             "wcxb_dev_sample": ["f1"],
             "generated_articles": ["sentences_whole", "paragraphs_whole", "leakage_free", "notes_exact", "table_cell_f1"],
+            "generated_tables": ["cell_f1"],
             **{f"wcxb_{t}": ["f1"] for t in (
                 "article", "forum", "product", "collection", "listing", "documentation", "service")}}
 

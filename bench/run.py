@@ -16,7 +16,7 @@ from bench import deps
 
 deps.ensure_evallib()
 
-from bench import datasets, evaluate, gate, object_store, pdf_articles, pipeline_speed, report, systems, web_speed  # noqa: E402
+from bench import datasets, evaluate, gate, object_store, pdf_articles, pdf_tables, pipeline_speed, report, systems, web_speed  # noqa: E402
 
 
 def _docclean_run(tmp: Path, sources: list[str], data_dir: str) -> tuple[float, int, str]:
@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     quality = evaluate.quality(docs, outputs)
     if not args.formats or "pdf" in keep:  # generated, so measured with or without the corpus
         quality["pdf/generated_articles"] = {"docclean": pdf_articles.for_bench()}
+        quality["pdf/generated_tables"] = {"docclean": pdf_tables.for_bench()}
     speed = evaluate.speed(docs, outputs, runs)
     re_ingest = {"skipped": True} if args.no_reingest else reingest(docs)
     print(f"[bench] re-ingestion: {re_ingest}", file=sys.stderr)

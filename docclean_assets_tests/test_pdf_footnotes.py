@@ -141,3 +141,13 @@ def test_a_markerless_note_opening_a_page_runs_on_only_from_a_note_left_open_on_
     closed = [body, note(1, 1, "1 A whole note.", "1"), note(2, 2, "A note whose marker was not read.")]
     assert notes_to_continuations(closed)[2].get_meta("note") is None
     assert counted_notes(notes_to_continuations(closed)) == (2, ["2:-"])
+
+
+def test_a_numbered_bibliography_cited_by_superscripts_is_no_endnotes():
+    from docclean_assets_tests.fixtures.build_footnotes import BIBLIOGRAPHY
+
+    data, _, _ = footnoted_pdf(BIBLIOGRAPHY)
+    ext = extract_pdf(data, Settings())
+    works = [b for b in ext.blocks if "Tide gauges of the northern harbours" in b.text]
+    assert len(works) == 6 and all(b.kind == "list_item" and b.in_body for b in works)
+    assert ext.report.footnotes == 0

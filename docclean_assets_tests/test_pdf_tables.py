@@ -4,12 +4,14 @@ from __future__ import annotations
 import pytest
 from reportlab.pdfgen import canvas
 
+from bench.pdf_tables import measure as measure_table
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.table_grid import cells_read_as_math
 from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_fields, grid_to_markdown
 from docclean_assets.extract.quality import document_figures
 from docclean_assets.extract.settings import Settings
+from docclean_assets_tests.fixtures.build_tables import CASES as TABLE_CASES
 from docclean_assets_tests.test_pdf import PAGE_H, make_pdf, para, words
 
 
@@ -401,3 +403,12 @@ def test_a_cover_page_form_is_a_paragraph_of_fields_and_its_securities_table_sta
                              "I.R.S. Employer Identification No.: 95-4803544; Address of principal executive "
                              "offices: 1 Main Street Springfield, IL; Zip Code: 62701")
     assert [_rows(t.text) for t in _tables(ex.blocks)] == [BORDERLESS] and ex.report.tables == 1
+
+
+@pytest.mark.parametrize("case", TABLE_CASES, ids=lambda c: c.name)
+def test_generated_tables_keep_every_cell(case) -> None:
+    """Ruled, booktabs and borderless tables with a cell spanning two columns, a label wrapped onto two
+    lines (joined to its row, not a row of its own) and a header written as one text run
+    (fixtures/build_tables.py): every cell in its row and column (bench/pdf_tables.py)."""
+    found, extracted, true, text = measure_table(case)
+    assert found == extracted == true, text

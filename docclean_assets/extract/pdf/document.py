@@ -29,6 +29,7 @@ from docclean_assets.extract.pdf.chars import Char, PageContent, PageInfo, modal
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.columns import Gutter, blocks_to_gutters, split_lines_at_gutters
 from docclean_assets.extract.pdf.footnotes import counted_notes, notes_to_continuations, notes_to_links, page_footnotes
+from docclean_assets.extract.pdf.endnotes import pages_to_endnotes
 from docclean_assets.extract.pdf.figures import blocks_to_figure_text, graphics_to_drawings
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.lines import Line, Word, chars_to_words, words_to_lines
@@ -267,6 +268,7 @@ def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: di
         if layout.reversed_chars:
             report.flag("reversed_text")
     captions = [o.captions for o in orders]
+    captions = _relabelled(captions, pages_to_endnotes(captions, s))
     quotes = pages_to_pull_quotes(captions, body, s)
     report.pull_quotes = quotes.count
     final = _relabelled(captions, quotes.pages)

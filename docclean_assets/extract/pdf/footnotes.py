@@ -31,7 +31,7 @@ _SYMBOLS = "*∗†‡§¶#"
 _REFERENCE = re.compile(r"[0-9]{1,3}|[*∗†‡§¶#]{1,3}")
 _REF_SEPARATORS = re.compile(r"[,–-]")
 # Blocks whose superscripts may be footnote references.
-_HOLDERS = ("paragraph", "list_item", "heading", "title", "caption")
+HOLDERS = ("paragraph", "list_item", "heading", "title", "caption")
 
 
 def _has_marker(b: PBlock, s: PdfSettings) -> bool:
@@ -180,17 +180,19 @@ def _reference(text: str, before: str) -> list[str] | None:
     return [_bare(t) for t in tokens]
 
 
-def _references(blocks: list[PBlock], notes: dict[str, PBlock]) -> tuple[dict[str, PBlock], dict[int, set]]:
+def references(blocks: list[PBlock], notes: dict[str, PBlock]) -> tuple[dict[str, PBlock], dict[int, set]]:
     """For each marker of `notes`, the block holding its first reference in reading order, and per
     holder (by id) the superscript runs to cut: (line, word, run) indexes."""
     holder_of: dict[str, PBlock] = {}
     cuts: dict[int, set[tuple[int, int, int]]] = {}
     for b in blocks:
-        if b.kind not in _HOLDERS or b.drop_reason is not None:
+        if b.kind not in HOLDERS or b.drop_reason is not None:
             continue
         for i, ln in enumerate(b.lines):
             for j, w in enumerate(ln.words):
                 for k, (a, e) in enumerate(w.raised):
+                    if (i, j, k) in b.unmarked:
+                        continue  # a reference another note took already
                     refs = _reference(w.text[a:e], w.text[:a])
                     if refs and all(r in notes and r not in holder_of for r in refs):
                         holder_of.update(dict.fromkeys(refs, b))
@@ -209,7 +211,7 @@ def notes_to_links(ordered: list[PBlock]) -> list[PBlock]:
             notes.setdefault(markers[id(b)], b)
     if not notes:
         return blocks
-    holder_of, cuts = _references(blocks, notes)
+    holder_of, cuts = references(blocks, notes)
     new = {id(b): b.relabel(unmarked=frozenset(cuts[id(b)]),
                             extra=(*b.extra, ("footnote_refs", " ".join(r for r, h in holder_of.items() if h is b))))
            for b in blocks if id(b) in cuts}

@@ -285,6 +285,12 @@ class PdfSettings:
     # columns of a page, whose column gap falls on the page's gutter; rows of one table share their
     # baselines exactly, so a fraction of a line absorbs the boxes' rounding).
     table_stitch_tolerance_em: float = 0.5
+    # A one-cell row closer to the row above than this fraction of the table's row pitch, starting
+    # where that row's first cell starts, is a wrapped line of that cell: a cell's lines follow at the
+    # font's leading (1.1-1.2 em), rows at the pitch, which adds padding (booktabs and Word add
+    # 0.3-0.6 em; the generated tables: 10.5 pt lines in 14 pt rows, 0.75). Rows set at the leading
+    # alone (dense statements) keep such a line as a row of its own.
+    table_wrap_max_pitch_fraction: Fraction = 0.85
     # Aligned text with at least `table_math_min_delimiter_pieces` pieces of large brackets, or with
     # more than `table_max_math_cell_share` of its non-empty cells holding math symbols (figures
     # aside), is a display formula, not a borderless table. Calibrated on the corpus: GeoTopo's
@@ -329,6 +335,16 @@ class PdfSettings:
     # A footnote run ends at a vertical gap above this many body em: notes follow each other
     # closely, a larger gap means page furniture below them (historical default).
     footnote_run_max_gap_em: float = 1.5
+
+    # ---- endnotes (endnotes.py)
+    # The numbered run closing a document is its endnotes when it holds at least this many notes ...
+    endnote_min_notes: int = 2
+    # ... the text before it cites at least this share of their numbers with superscripts no footnote
+    # took (a stray unreferenced note allowed; a numbered list the text never cites is content) ...
+    endnote_min_cited_share: Fraction = 0.8
+    # ... and fewer than this share of its entries hold a year: a numbered bibliography cited by
+    # superscripts dates nearly every entry, notes few (the generated endnotes none).
+    endnote_max_dated_share: Fraction = 0.5
 
     # ---- regions (regions.py): call-out panels, sidebars, margin notes
     # Call-out panels: a filled or stroked box drawn in the file whose text is set apart from the

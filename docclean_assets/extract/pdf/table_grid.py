@@ -261,9 +261,36 @@ def _density(grid: Grid) -> float:
     return filled / max(grid.nrows * grid.ncols, 1)
 
 
+def _join_wrapped(run: list[Row], body: float, s: PdfSettings) -> list[Row]:
+    """The run with each wrapped line of a top-aligned cell joined to its row: a one-cell row set
+    under a row of several cells, starting where that row's first cell starts (within
+    `table_column_align_em` body em) and in lower case (it carries on a phrase; a section label under
+    a header row, "CALCULATION OF RETURN ON ASSETS", does not), closer to it than
+    `table_wrap_max_pitch_fraction` of the run's row pitch (the median distance between rows of
+    several cells)."""
+    pitches = sorted(b.top - a.top for a, b in zip(run, run[1:]) if len(a.cells) >= 2 and len(b.cells) >= 2)
+    if not pitches:
+        return run
+    pitch = pitches[len(pitches) // 2]
+    out = [run[0]]
+    for row in run[1:]:
+        above = out[-1]
+        if (len(row.cells) == 1 and len(above.cells) >= 2 and row.cells[0].text[:1].islower()
+                and abs(row.cells[0].x0 - above.cells[0].x0) <= s.table_column_align_em * body
+                and row.top - max(c.top for c in above.cells) < s.table_wrap_max_pitch_fraction * pitch):
+            first = [c for c in above.cells if c.x0 <= above.cells[0].x1]  # the first cell's lines so far
+            cells = [*first, row.cells[0], *above.cells[len(first):]]
+            out[-1] = Row(cells, above.top, max(above.bottom, row.bottom), above.blocked or row.blocked)
+        else:
+            out.append(row)
+    return out
+
+
 def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> TableBlock | None:
     """The run as a `table` block, a fallback block when its grid cannot be aligned, or None
-    when it is not a table (one column, or cells that read like prose)."""
+    when it is not a table (one column, or cells that read like prose). A table's top-aligned cell
+    has its wrapped lines joined (`_join_wrapped`); a form reads its rows as set (its captions wrap
+    under their values, pdf/table_model.py)."""
     lines = [c for r in run for c in r.cells]
     words_per_cell = sum(len(c.words) for c in lines) / len(lines)
     if words_per_cell > s.table_max_mean_cell_words or cells_read_as_math([c.text for c in lines], s):
@@ -275,6 +302,11 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> Tabl
     rows = grid_to_rows(grid)
     if (form := grid_form(lines, page, grid, rows)) is not None:
         return form
+    joined = _join_wrapped(run, body, s)
+    if len(joined) != len(run):
+        run = joined
+        grid, straddle = run_to_grid(run, bounds, s.table_cell_split_gap_em * body)
+        rows = grid_to_rows(grid)
     multi_cells = sum(len(r.cells) for r in run if len(r.cells) >= 2)
     if _density(grid) < s.table_min_density or straddle > s.table_max_straddle_share * multi_cells:
         text = fallback_text(grid.ncols, [join_lines([c.text for c in r.cells]) for r in run])
