@@ -111,8 +111,9 @@ def _layout_break(blocks: list[Block], prev: int, i: int, opens: set[int], close
 
 
 def _box(b: Block) -> str:
-    bb = b.bbox
-    return f"{b.page}:{bb.x0:.1f},{bb.y0:.1f},{bb.x1:.1f},{bb.y1:.1f}" if bb is not None else f"{b.page}:"
+    """'page:x0,y0,x1,y1' of a block, either side left empty when unknown."""
+    page, bb = "" if b.page is None else b.page, b.bbox
+    return f"{page}:{bb.x0:.1f},{bb.y0:.1f},{bb.x1:.1f},{bb.y1:.1f}" if bb is not None else f"{page}:"
 
 
 def part_boxes(b: Block) -> list[tuple[int | None, BBox | None]]:

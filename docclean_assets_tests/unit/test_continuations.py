@@ -85,3 +85,10 @@ def test_what_never_joins():
 def test_without_parts_a_block_has_its_own_box():
     b = _p("One part.", 0, 3)
     assert part_boxes(b) == [(3, BBox(50, 100, 290, 140))]
+
+
+def test_parts_without_a_page_or_a_box_still_read_back():
+    first = Block("paragraph", "A note that runs on to", seq=0, meta=(("column", "0"),))
+    second = Block("paragraph", "the next column.", seq=1, page=2, meta=(("column", "1"),))
+    joined = blocks_to_joined_paragraphs([first, second])[0]
+    assert part_boxes(joined) == [(None, None), (2, None)]
