@@ -237,8 +237,8 @@ def notes_to_continuations(blocks: list[Block]) -> list[Block]:
         if b.kind != Kind.FOOTNOTE:
             continue
         prev = out[last] if last is not None else None
+        # the page's first note (the note before it is on the page before), without a marker
         if (prev is not None and b.get_meta("marker") is None and prev.page is not None and b.page == prev.page + 1
-                and not any(o.kind == Kind.FOOTNOTE and o.page == b.page for o in out[last + 1:i])
                 and prev.text.rstrip()[-1:] not in ".!?"):
             meta = tuple((k, v) for k, v in b.meta if k != "note") + (("note", CONTINUED_NOTE),)
             out[i] = replace(b, meta=meta)
@@ -247,10 +247,9 @@ def notes_to_continuations(blocks: list[Block]) -> list[Block]:
 
 
 def counted_notes(blocks: list[Block]) -> tuple[int, list[str]]:
-    """The document's notes: blocks that open one (a marker), and markerless footnote blocks that
+    """The document's notes (blocks that open one with a marker, and markerless footnote blocks that
     neither run on from the page before nor continue the footnote block right before them on their
-    page; and
-    "page:marker" of each note no reference in the text was found for ("page:-" without a marker)."""
+    page), and "page:marker" of each note whose reference was not found ("page:-": no marker)."""
     count, unanchored, prev = 0, [], None
     for b in blocks:
         if b.kind == Kind.FOOTNOTE and b.get_meta("note") != CONTINUED_NOTE:

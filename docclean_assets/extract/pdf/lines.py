@@ -213,7 +213,6 @@ def _stacked(group: list[Char], reach: list[float], line: tuple, s: PdfSettings)
 def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]], settings: PdfSettings) -> bool:
     """Whether at least `row_collision_chars` glyphs of `spans` overlap a glyph of `other` over more
     than `row_collision_overlap` of the narrower width (both lists sorted by x0)."""
-    need = settings.row_collision_chars
     starts = [x0 for x0, _ in other]
     widest = max((x1 - x0 for x0, x1 in other), default=0.0)
     hits = 0
@@ -226,7 +225,7 @@ def _collide(spans: list[tuple[float, float]], other: list[tuple[float, float]],
                 hits += 1
                 break
             i += 1
-        if hits >= need:
+        if hits >= settings.row_collision_chars:
             return True
     return False
 
