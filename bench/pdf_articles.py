@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from bench.pdf_integrity import words
+from bench.pdf_tables import cell_set, table_rows
 
 
 def _occurrences(needle: str, hay: str) -> int:
@@ -35,13 +36,13 @@ def score(blocks, truth, footnotes: int) -> dict:
     """The figures of one article from its cleaned blocks."""
     kept = [words(b.text) for b in blocks if b.in_body and b.text.strip()]
     body = " ".join(kept)
-    sentences = truth.sentences + truth.abstract + [s for _, text in truth.panels for s in _split(text)]
+    sentences = truth.sentences + truth.abstract + [s for _, sents in truth.panels for s in sents]
     whole = sum(1 for s in sentences if any(_occurrences(words(s), k) for k in kept))
     paragraphs = [words(" ".join(p)) for p in truth.paragraphs]
     paras_whole = sum(1 for p in paragraphs if any(_occurrences(p, k) for k in kept))
     paras_exact = sum(1 for p in paragraphs if p in set(kept))
     gt_body = " ".join(words(x) for x in [truth.title, truth.authors, *truth.headings, *truth.sentences, *truth.abstract,
-                                          *truth.captions, *(t for pair in truth.panels for t in pair),
+                                          *truth.captions, *(t for title, sents in truth.panels for t in (title, *sents)),
                                           *(c for t in truth.tables for row in t for c in row)])
     outside = truth.furniture + [text for _, text in truth.notes] + truth.pull_quotes
     leaked = [s for s in outside if _occurrences(words(s), body) > _occurrences(words(s), gt_body)]
@@ -50,38 +51,21 @@ def score(blocks, truth, footnotes: int) -> dict:
             "notes": len(truth.notes), "footnotes": footnotes, "cells": table_cells(blocks, truth.tables)}
 
 
-def _cells(rows: list[list[str]]) -> set[tuple[int, int, str]]:
-    return {(r, c, words(text)) for r, row in enumerate(rows) for c, text in enumerate(row)}
-
-
 def table_cells(blocks, tables: list[list[list[str]]]) -> tuple[int, int, int]:
     """(cells found, cells extracted, cells true) over the generated tables: each matched with the
     kept table block holding most of its cells."""
-    from docclean_assets.extract.chunk_tables import cells, is_separator
-
     found = extracted = true = 0
-    candidates = [[list(cells(ln)) for ln in b.text.splitlines() if ln.strip() and not is_separator(ln)]
-                  for b in blocks if b.kind == "table" and b.drop_reason is None]
+    candidates = [cell_set(table_rows(b.text)) for b in blocks if b.kind == "table" and b.drop_reason is None]
     for rows in tables:
-        want = _cells(rows)
-        best = max((_cells(c) for c in candidates), key=lambda got: len(got & want), default=set())
+        want = cell_set(rows)
+        best = max(candidates, key=lambda got: len(got & want), default=set())
         found, extracted, true = found + len(best & want), extracted + len(best), true + len(want)
     return found, extracted, true
 
 
-def _split(text: str) -> list[str]:
-    """A panel's sentences (the generator joins whole sentences with one space)."""
-    out, cur = [], []
-    for w in text.split(" "):
-        cur.append(w)
-        if w.endswith(".") and not w.endswith(("e.g.", "Fig.", "Dr.", "St.", "al.")):
-            out.append(" ".join(cur))
-            cur = []
-    return out + ([" ".join(cur)] if cur else [])
-
-
-def measure(style) -> dict:
-    """Generate, clean and score one style's article."""
+def cleaned(style):
+    """(ground truth, extraction, cleaned blocks) of one style's article, through `docclean extract`'s
+    own chain (cli.clean_file)."""
     from docclean_assets.cli import clean_file
     from docclean_assets_tests.fixtures.build_articles import article_pdf
 
@@ -90,6 +74,12 @@ def measure(style) -> dict:
         path = Path(tmp) / f"{style.name}.pdf"
         path.write_bytes(data)
         _, ext, blocks = clean_file(str(path))
+    return truth, ext, blocks
+
+
+def measure(style) -> dict:
+    """Generate, clean and score one style's article."""
+    truth, ext, blocks = cleaned(style)
     return score(blocks, truth, ext.report.footnotes)
 
 

@@ -13,13 +13,20 @@ import sys
 from bench.pdf_integrity import words
 
 
-def _cells(rows: list[list[str]]) -> set[tuple[int, int, str]]:
+def cell_set(rows: list[list[str]]) -> set[tuple[int, int, str]]:
+    """The (row, column, normalised text) of every non-empty cell."""
     return {(r, c, words(t)) for r, row in enumerate(rows) for c, t in enumerate(row) if words(t)}
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """A Markdown table block's rows of cells, the separator left out."""
+    from docclean_assets.extract.chunk_tables import cells, is_separator
+
+    return [list(cells(ln)) for ln in text.splitlines() if ln.strip() and not is_separator(ln)]
 
 
 def measure(case) -> tuple[int, int, int, str]:
     """(cells found, cells extracted, cells true, the table's text) of one case."""
-    from docclean_assets.extract.chunk_tables import cells, is_separator
     from docclean_assets.extract.pdf.document import extract_pdf
     from docclean_assets.extract.settings import Settings
     from docclean_assets_tests.fixtures.build_tables import table_pdf
@@ -27,9 +34,8 @@ def measure(case) -> tuple[int, int, int, str]:
     data, truth = table_pdf(case)
     blocks = extract_pdf(data, Settings()).blocks
     tables = [b for b in blocks if b.kind == "table"]
-    want = _cells(truth)
-    got = [(_cells([list(cells(ln)) for ln in t.text.splitlines() if ln.strip() and not is_separator(ln)]), t.text)
-           for t in tables]
+    want = cell_set(truth)
+    got = [(cell_set(table_rows(t.text)), t.text) for t in tables]
     best, text = max(got, key=lambda g: len(g[0] & want), default=(set(), ""))
     return len(best & want), len(best), len(want), text
 

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.pdf_articles import score
-from docclean_assets.extract.boilerplate import apply_repeats, blocks_to_page_repeats
-from docclean_assets.extract.normalize import normalize_blocks
-from docclean_assets.extract.pdf.document import extract_pdf
-from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.fixtures.build_articles import STYLES, article_pdf
+from bench.pdf_articles import cleaned, score
+from docclean_assets_tests.fixtures.build_articles import STYLES
 
 MIN_INTEGRITY = 0.97  # issue 38: sentences whole on generated two-column articles
 MIN_PARAGRAPHS_WHOLE = 0.9  # measured 0.90-1.00 per style; breaks at a sentence's end in a style
@@ -20,11 +16,7 @@ MIN_PARAGRAPHS_WHOLE = 0.9  # measured 0.90-1.00 per style; breaks at a sentence
 
 @pytest.fixture(scope="module", params=STYLES, ids=lambda s: s.name)
 def article(request):
-    data, truth = article_pdf(request.param)
-    settings = Settings()
-    ext = extract_pdf(data, settings)
-    repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
-    blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize, "pdf")
+    truth, ext, blocks = cleaned(request.param)
     return truth, blocks, score(blocks, truth, ext.report.footnotes)
 
 

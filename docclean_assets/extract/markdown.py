@@ -2,8 +2,9 @@
 
 Two stages: `blocks_to_pieces` decides what is shown and where (kept blocks only, a call-out after
 the block it is anchored to, footnotes collected with a label and a reference on the block that cites
-them, heading levels made contiguous), and `pieces_to_markdown` / `pieces_to_text` only spell them. Dropped blocks never appear:
-they stay, with their reasons, in the tables.
+them, heading levels made contiguous), and `pieces_to_markdown` / `pieces_to_text` only spell them.
+Dropped blocks never appear: they stay, with their reasons, in the tables (a paragraph continued
+across a break is one block already, extract/continuations.py).
 """
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ _LABEL_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """One thing to show: its kind, its text (note references added), its
-    heading depth (1 = the document's title level) or list depth, and a label (list marker, side label)."""
+    """One thing to show: its kind, its text (note references added), its heading depth (1 = the
+    document's title level) or list depth, and a label (list marker, side label)."""
 
     kind: str
     text: str
@@ -58,9 +59,8 @@ def blocks_to_pieces(blocks: Sequence[Block]) -> tuple[list[Piece], list[Note]]:
     beside: dict[int, list[Block]] = {}
     order: list[Block] = []
     for b in shown:
-        host = b.anchor
-        if b.kind in SIDE_LABELS and host in hosts:
-            beside.setdefault(host, []).append(b)
+        if b.kind in SIDE_LABELS and b.anchor in hosts:
+            beside.setdefault(b.anchor, []).append(b)
         else:  # unanchored, or anchored to something not shown on its own: where it stands
             order.append(b)
     pieces: list[Piece] = []

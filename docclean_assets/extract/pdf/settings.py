@@ -451,6 +451,11 @@ class PdfSettings:
     caption_max_gap_em: float = 4.0
     # Graphics of one figure lie within this many points of each other (plot axes, labels' boxes).
     figure_cluster_gap_pt: float = 12.0
+    # A figure's graphics are grown from the seed nearest its caption for at most this many passes
+    # (each pass adds every graphic near the box so far; real figures settle in a few; a bound on
+    # work, historical default).
+    figure_max_grow_passes: int = 20
+
     # ---- figures (figures.py): the text of drawings out of the flow
     # A drawing (its marks' cluster, grown by frames and axes) is a figure when at least this many
     # body em wide and high: smaller clusters are icons, bullets, arrows and underlines.
@@ -469,11 +474,6 @@ class PdfSettings:
     # A drawing that a block of this many words or more mostly lies on is decoration behind prose
     # (a banner, a tinted shape), no figure: a figure's own text is labels, not sentences.
     figure_prose_min_words: int = 15
-
-    # A figure's graphics are grown from the seed nearest its caption for at most this many passes
-    # (each pass adds every graphic near the box so far; real figures settle in a few; a bound on
-    # work, historical default).
-    figure_max_grow_passes: int = 20
 
     def __post_init__(self) -> None:
         check_section(self)
