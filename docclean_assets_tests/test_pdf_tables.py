@@ -7,7 +7,9 @@ from reportlab.pdfgen import canvas
 from bench.pdf_tables import measure as measure_table
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.pdf.document import extract_pdf
-from docclean_assets.extract.pdf.table_grid import cells_read_as_math
+from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.pdf.settings import PdfSettings
+from docclean_assets.extract.pdf.table_grid import cells_read_as_math, graphics_to_rules
 from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_fields, grid_to_markdown
 from docclean_assets.extract.quality import document_figures
 from docclean_assets.extract.settings import Settings
@@ -73,6 +75,35 @@ def test_a_dollar_sign_before_an_amount_moves_into_the_amounts_cell() -> None:
     grid = Grid(cells, nrows=2, ncols=4, bbox=(0, 0, 1, 1), source="borderless")
     assert grid_to_markdown(grid).splitlines()[::2] == [
         "| Net sales | $ 14,694 | $ 14,544 | $ 12,861 |", "| Net loss |  | $ (1,058) | 12 € |"]
+
+
+def test_a_merged_cell_heads_the_first_column_it_covers_that_stays_and_sign_columns_go() -> None:
+    """A filing's "Year Ended" spans its "$" and amount columns; the "$" columns empty once their
+    signs join the amounts, so the header heads the first amount column and they are dropped."""
+    cells = [Cell(0, 1, 1, 4, "Year Ended"), Cell(1, 2, 1, 1, "2025"), Cell(1, 4, 1, 1, "2024"),
+             Cell(2, 0, 1, 1, "Cost"), Cell(2, 1, 1, 1, "$"), Cell(2, 2, 1, 1, "178"), Cell(2, 3, 1, 1, "$"),
+             Cell(2, 4, 1, 1, "141"), Cell(3, 0, 1, 1, "R&D"), Cell(3, 2, 1, 1, "3,423"), Cell(3, 4, 1, 1, "2,532")]
+    grid = Grid(cells, nrows=4, ncols=5, bbox=(0, 0, 1, 1), source="borderless")
+    assert grid_to_markdown(grid).splitlines() == [
+        "|  | Year Ended |  |", "|---|---|---|", "|  | 2025 | 2024 |", "| Cost | $ 178 | $ 141 |",
+        "| R&D | 3,423 | 2,532 |"]
+    # a merged cell keeps its first slot when that column stays, empty or not; a column that never
+    # held text (a ruled column whose header was lost) keeps its place
+    lone = Grid([Cell(0, 0, 1, 2, "Title"), Cell(1, 0, 1, 1, "a"), Cell(1, 2, 1, 1, "b")], nrows=2, ncols=3,
+                bbox=(0, 0, 1, 1), source="ruled")
+    assert grid_to_markdown(lone).splitlines()[::2] == ["| Title |  |  |", "| a |  | b |"]
+
+
+def test_rule_pieces_drawn_end_to_end_join_into_one_rule() -> None:
+    black = (0, 0, 0, 255)
+    pieces = [Graphic("line", 350.2, 400.9, 354.5, 402.0, black, None, 0.0),
+              Graphic("line", 354.5, 400.9, 406.8, 402.0, black, None, 0.0),
+              Graphic("line", 407.9, 401.0, 531.6, 402.0, black, None, 0.0),  # a 1 pt gap
+              Graphic("line", 560.0, 401.0, 600.0, 402.0, black, None, 0.0),  # 28 pt away: another rule
+              Graphic("line", 100.0, 300.0, 101.0, 390.0, black, None, 0.0),  # vertical
+              Graphic("rect", 80.0, 421.6, 350.2, 430.0, (230, 230, 230, 255), None, 0.0)]  # shading
+    assert [(round(r.x0, 1), round(r.x1, 1)) for r in graphics_to_rules(pieces, PdfSettings())] == [
+        (350.2, 531.6), (560.0, 600.0)]
 
 
 # ---------------------------------------------------------------- ruled table with a merged header
@@ -162,6 +193,41 @@ def test_borderless_table_cells_from_aligned_whitespace() -> None:
         assert w not in prose
     body = [b for b in ex.blocks if b.in_body]
     assert body[0].text.startswith("Before") and body[1].kind == "table" and body[2].text.startswith("After")
+
+
+def test_only_a_centred_header_over_a_rule_spanning_some_columns_takes_their_span() -> None:
+    """Lone header lines over rules: "Year Ended" centred on a rule under the three value columns
+    spans them (its text in the first); "Ours" centred on a rule under its neighbours' columns too,
+    "Mean" centred on a rule across the whole table (a midrule) and "Group" set right of the middle
+    of a rule under the value columns stay in their column."""
+    intro, outro = words("Before", 50), words("After", 50)
+    xs = [90, 230, 310, 390]
+    value_rule, full_rule = (225, 440), (85, 440)
+
+    def draw(c: canvas.Canvas) -> None:
+        top = para(c, intro, 72, 80, 468) + 20
+        # the head row's cmidrule is centred under "Ours", whose neighbours keep it to its column
+        heads = [("Year Ended", None, value_rule), ("Joint", xs[3], (225, 415)), ("Mean", None, full_rule),
+                 ("Group", xs[3], value_rule)]
+        for r, (text, x, rule) in enumerate(heads):
+            y = top + 16 * r
+            centred = (rule[0] + rule[1] - c.stringWidth(text, "Helvetica", 10)) / 2 if rule else 0
+            _text(c, centred if x is None else x, y, text)
+            if r == 1:
+                for k, head in enumerate(["Task", "Base", "Ours"]):
+                    _text(c, xs[k], y, head)
+            if rule:
+                _hline(c, rule[0], rule[1], y + 12)
+        for r, row in enumerate([["NER", "90.1", "91.2", "92.3"], ["PICO", "72.2", "72.4", "73.0"],
+                                 ["REL", "83.6", "84.6", "85.1"], ["CLS", "70.9", "68.5", "71.4"]]):
+            for k, text in enumerate(row):
+                _text(c, xs[k], top + 16 * (r + 4), text)
+        para(c, outro, 72, top + 16 * 8 + 20, 468)
+
+    tables = _tables(extract_pdf(make_pdf(draw), Settings()).blocks)
+    assert len(tables) == 1
+    assert _rows(tables[0].text)[:4] == [["", "Year Ended", "", ""], ["Task", "Base", "Ours", "Joint"],
+                                         ["", "Mean", "", ""], ["", "", "", "Group"]]
 
 
 # Header words wider than the right-aligned figures under them, set flush right with them: each header

@@ -298,6 +298,16 @@ class PdfSettings:
     # of symbols and their meaning) 0.27-0.41; data tables of the papers under 0.25.
     table_math_min_delimiter_pieces: int = 2
     table_max_math_cell_share: Fraction = 0.6
+    # A header cell with a horizontal rule under it, at most this many body em below its text and
+    # above the next row, spans the columns the rule covers: booktabs' \cmidrule and a filing's
+    # underline under "Year Ended" (0.1-0.3 em under the glyphs in the generated tables and the
+    # olmOCR-bench filings; the next row starts ~0.4 em further down).
+    table_spanner_rule_max_gap_em: float = 0.6
+    # The cell must be centred on the rule: its middle within this many body em of the rule's (LaTeX's
+    # \multicolumn{c} and filings centre a spanning header, 0-0.6 em off with \cmidrule's trimmed
+    # ends; a row label left on a rule that closes a group of columns, a tax table's "Your tax
+    # is-", sits several em off).
+    table_spanner_centre_tolerance_em: float = 1.0
 
     # ---- kinds (kinds.py): headings and title
     # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).

@@ -22,6 +22,7 @@ from docclean_assets.extract.pdf.blocks import join_lines
 from docclean_assets.extract.pdf.columns import Gutter
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import Line, Word, make_line
+from docclean_assets.extract.pdf.regions import visible
 from docclean_assets.extract.pdf.figures import is_mark
 from docclean_assets.extract.pdf.table_model import (
     Cell, Grid, TableBlock, fallback_text, grid_form, grid_to_rows, rows_to_markdown, table_block,
@@ -208,24 +209,89 @@ def split_at_bounds(ln: Line, bounds: list[float], min_gap: float) -> list[Line]
     return [ln] if len(pieces) == 1 else [make_line(p) for p in pieces]
 
 
-def run_to_grid(run: list[Row], bounds: list[float], min_gap: float) -> tuple[Grid, int]:
-    """The run's cells on the columns cut at `bounds` (lines split at boundaries in their wide word
-    gaps, cells of one row falling in one column joined), and how many cells of multi-cell rows
+class Rule(NamedTuple):
+    """A horizontal rule of the page: its height and extent in top-left points."""
+
+    y: float
+    x0: float
+    x1: float
+
+
+def graphics_to_rules(graphics: list[Graphic], s: PdfSettings) -> list[Rule]:
+    """The page's visible horizontal rules, pieces drawn end to end along one height (within
+    `table_snap_tolerance_pt`, gaps up to `table_join_tolerance_pt`) joined into one rule."""
+    pieces = sorted((((g.top + g.bottom) / 2, g.x0, g.x1) for g in graphics
+                     if g.kind == "line" and g.x1 - g.x0 >= g.bottom - g.top
+                     and (visible(g.fill, s) or visible(g.stroke, s))), key=lambda p: (round(p[0]), p[1]))
+    out: list[Rule] = []
+    for y, x0, x1 in pieces:
+        last = out[-1] if out else None
+        if last and abs(y - last.y) <= s.table_snap_tolerance_pt and x0 <= last.x1 + s.table_join_tolerance_pt:
+            out[-1] = Rule(last.y, last.x0, max(last.x1, x1))
+        else:
+            out.append(Rule(y, x0, x1))
+    return out
+
+
+def _placed(row: Row, bounds: list[float], min_gap: float) -> list[tuple[int, int, list[Line]]]:
+    """The row's cells as (first column, last column, lines): lines cut at boundaries in their wide
+    word gaps, lines of one row falling in one column joined."""
+    placed: list[tuple[int, int, list[Line]]] = []
+    for ln in (piece for whole in row.cells for piece in split_at_bounds(whole, bounds, min_gap)):
+        c0, c1 = bisect_right(bounds, ln.x0), bisect_right(bounds, ln.x1)
+        if placed and c0 <= placed[-1][1]:
+            a, b, lns = placed[-1]
+            placed[-1] = (a, max(b, c1), [*lns, ln])
+        else:
+            placed.append((c0, c1, [ln]))
+    return placed
+
+
+def _rule_span(cell: tuple[int, int, list[Line]], placed: list[tuple[int, int, list[Line]]], mids: dict[int, float],
+               below: float, rules: list[Rule], body: float, s: PdfSettings) -> tuple[int, int] | None:
+    """The columns a header cell spans by the rule drawn under it: a rule at most
+    `table_spanner_rule_max_gap_em` below its text and above the next row, as wide as the cell and
+    centred under it (within `table_spanner_centre_tolerance_em`), covering the middles of two or
+    more columns, not all of them (a rule across the whole table, booktabs' midrule, separates rows
+    and groups no columns), that no other cell of its row fills. A filing's underline under an
+    amount is no spanner: the amount is set right, off the rule's middle."""
+    c0, c1, lns = cell
+    x0, x1, bottom = min(ln.x0 for ln in lns), max(ln.x1 for ln in lns), max(ln.bottom for ln in lns)
+    middle, tol = (min(ln.top for ln in lns) + bottom) / 2, s.table_snap_tolerance_pt
+    for rule in rules:
+        if not (middle < rule.y <= min(bottom + s.table_spanner_rule_max_gap_em * body, below)
+                and rule.x0 - tol <= x0 and x1 <= rule.x1 + tol
+                and abs((x0 + x1) - (rule.x0 + rule.x1)) / 2 <= s.table_spanner_centre_tolerance_em * body):
+            continue
+        covered = [k for k, m in mids.items() if rule.x0 - tol <= m <= rule.x1 + tol]
+        if 2 <= len(covered) < len(mids) and min(covered) <= c0 and c1 <= max(covered) and not any(
+                o is not cell and o[1] >= min(covered) and o[0] <= max(covered) for o in placed):
+            return min(covered), max(covered)
+    return None
+
+
+def run_to_grid(run: list[Row], bounds: list[float], body: float, s: PdfSettings,
+                rules: list[Rule]) -> tuple[Grid, int]:
+    """The run's cells on the columns cut at `bounds` (`_placed`), a header cell over a rule
+    spanning the columns the rule covers (`_rule_span`), and how many cells of multi-cell rows
     straddle a column boundary."""
+    rows = [_placed(row, bounds, s.table_cell_split_gap_em * body) for row in run]
+    extents: dict[int, tuple[float, float]] = {}  # each column's cells of one column, left to right
+    for placed in rows:
+        for c0, c1, lns in placed:
+            if c0 == c1:
+                lo, hi = extents.get(c0, (math.inf, -math.inf))
+                extents[c0] = (min(lo, *(ln.x0 for ln in lns)), max(hi, *(ln.x1 for ln in lns)))
+    mids = {k: (lo + hi) / 2 for k, (lo, hi) in extents.items()}
     cells: list[Cell] = []
     straddle = 0
-    for r, row in enumerate(run):
-        placed: list[tuple[int, int, list[Line]]] = []
-        for ln in (piece for whole in row.cells for piece in split_at_bounds(whole, bounds, min_gap)):
-            c0, c1 = bisect_right(bounds, ln.x0), bisect_right(bounds, ln.x1)
-            if placed and c0 <= placed[-1][1]:
-                a, b, lns = placed[-1]
-                placed[-1] = (a, max(b, c1), [*lns, ln])
-            else:
-                placed.append((c0, c1, [ln]))
-        for c0, c1, lns in placed:
+    for r, (row, placed) in enumerate(zip(run, rows, strict=True)):
+        below = run[r + 1].top if r + 1 < len(run) else math.inf
+        for cell in placed:
+            c0, c1, lns = cell
             if c1 > c0 and len(row.cells) >= 2:
                 straddle += 1
+            c0, c1 = _rule_span(cell, placed, mids, below, rules, body, s) or (c0, c1)
             cells.append(Cell(r, c0, 1, c1 - c0 + 1, join_lines([ln.text for ln in lns])))
     x0 = min(c.x0 for r in run for c in r.cells)
     x1 = max(c.x1 for r in run for c in r.cells)
@@ -286,11 +352,12 @@ def _join_wrapped(run: list[Row], body: float, s: PdfSettings) -> list[Row]:
     return out
 
 
-def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> TableBlock | None:
+def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings, rules: list[Rule]) -> TableBlock | None:
     """The run as a `table` block, a fallback block when its grid cannot be aligned, or None
     when it is not a table (one column, or cells that read like prose). A table's top-aligned cell
     has its wrapped lines joined (`_join_wrapped`); a form reads its rows as set (its captions wrap
-    under their values, pdf/table_model.py)."""
+    under their values, pdf/table_model.py). Whether it aligns is judged on its cells as set; a
+    header cell's span by the rule under it (`_rule_span`) fills no slot the grid lacked."""
     lines = [c for r in run for c in r.cells]
     words_per_cell = sum(len(c.words) for c in lines) / len(lines)
     if words_per_cell > s.table_max_mean_cell_words or cells_read_as_math([c.text for c in lines], s):
@@ -298,20 +365,19 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings) -> Tabl
     bounds = _column_bounds(run, body, s)
     if not bounds:
         return None
-    grid, straddle = run_to_grid(run, bounds, s.table_cell_split_gap_em * body)
-    rows = grid_to_rows(grid)
-    if (form := grid_form(lines, page, grid, rows)) is not None:
+    grid, straddle = run_to_grid(run, bounds, body, s, [])
+    if (form := grid_form(lines, page, grid, grid_to_rows(grid))) is not None:
         return form
     joined = _join_wrapped(run, body, s)
     if len(joined) != len(run):
         run = joined
-        grid, straddle = run_to_grid(run, bounds, s.table_cell_split_gap_em * body)
-        rows = grid_to_rows(grid)
+        grid, straddle = run_to_grid(run, bounds, body, s, [])
     multi_cells = sum(len(r.cells) for r in run if len(r.cells) >= 2)
     if _density(grid) < s.table_min_density or straddle > s.table_max_straddle_share * multi_cells:
         text = fallback_text(grid.ncols, [join_lines([c.text for c in r.cells]) for r in run])
         return table_block(lines, page, grid.bbox, text, "borderless", fallback=True)
-    return table_block(lines, page, grid.bbox, rows_to_markdown(rows), "borderless")
+    spanned, _ = run_to_grid(run, bounds, body, s, rules)  # judged as set; rendered with the rules' spans
+    return table_block(lines, page, grid.bbox, rows_to_markdown(grid_to_rows(spanned)), "borderless")
 
 
 def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) -> bool:
@@ -335,7 +401,7 @@ def _side_by_side(a: TableBlock, b: TableBlock, body: float, s: PdfSettings) -> 
 
 
 def _stitched(banded: list[tuple[int, TableBlock]], lines: list[Line], edges: list[float], page: int,
-              body: float, s: PdfSettings) -> list[TableBlock]:
+              rules: list[Rule], body: float, s: PdfSettings) -> list[TableBlock]:
     """The tables found per column band, with each pair side by side in neighbouring bands read
     again as one table across the gutter between them (a table set across a two-column page's
     columns); the pair stays apart when the rows across both do not make a table."""
@@ -351,7 +417,7 @@ def _stitched(banded: list[tuple[int, TableBlock]], lines: list[Line], edges: li
             tol = s.table_stitch_tolerance_em * body
             rows = [r for r in lines_to_rows(lines, edges[k], edges[k + 2])
                     if r.cells and r.top >= min(a.top, b.top) - tol and r.bottom <= max(a.bottom, b.bottom) + tol]
-            whole = run_to_table(rows, page, body, s) if rows else None
+            whole = run_to_table(rows, page, body, s, rules) if rows else None
             if whole is not None and not whole.fallback and len(whole.lines) == len(a.lines) + len(b.lines):
                 out.append(whole)
                 taken.update((i, j))
@@ -368,13 +434,14 @@ def lines_to_borderless_tables(lines: list[Line], gutters: list[Gutter], graphic
     mids = [g.mid for g in gutters]
     edges = [-math.inf, *mids, math.inf]
     banded: list[tuple[int, TableBlock]] = []
+    rules = graphics_to_rules(graphics, s)
     for k, (lo, hi) in enumerate(zip(edges, edges[1:], strict=False)):
         rows = lines_to_rows(lines, lo, hi)
         for run in rows_to_runs(rows, body, s):
-            table = run_to_table(_heads(run, rows, body, s) + run, page, body, s)
+            table = run_to_table(_heads(run, rows, body, s) + run, page, body, s, rules)
             if table is not None and not _drawing_inside(table, graphics, s):
                 banded.append((k, table))
-    tables = _stitched(banded, lines, edges, page, body, s)
+    tables = _stitched(banded, lines, edges, page, rules, body, s)
     if not tables:
         return BorderlessTables([], lines)
     taken = {id(ln) for t in tables for ln in t.lines}

@@ -49,12 +49,25 @@ class TableBlock(PBlock):
 
 
 def grid_to_rows(grid: Grid) -> list[list[str]]:
-    """The grid as rows of slot texts, a merged cell's text in its first slot, the others empty; a
-    dollar sign set before an amount is in the amount's slot."""
-    rows = [[""] * grid.ncols for _ in range(grid.nrows)]
-    for c in grid.cells:
-        rows[c.row][c.col] = c.text
-    return [_dollars_to_amounts(r) for r in rows]
+    """The grid as rows of slot texts: a dollar sign set before an amount in the amount's slot, a
+    column that held nothing but such signs dropped, a merged cell's text in the first column it
+    covers that is kept (a "Year Ended" over a filing's "$" and amount columns heads the first
+    amount column), its other slots empty. A column that never held text stays: a ruled table's
+    column whose header was lost keeps its place."""
+    def slots(cells: list[Cell], skip: frozenset[int] = frozenset()) -> list[list[str]]:
+        rows = [[""] * grid.ncols for _ in range(grid.nrows)]
+        for c in cells:
+            rows[c.row][next((k for k in range(c.col, c.col + c.colspan) if k not in skip), c.col)] = c.text
+        return [_dollars_to_amounts(r) for r in rows]
+
+    def filled(rows: list[list[str]]) -> set[int]:
+        return {k for r in rows for k, t in enumerate(r) if t.strip()}
+
+    single = [c for c in grid.cells if c.colspan == 1]
+    signs_only = frozenset({c.col for c in single if c.text.strip()} - filled(slots(single)))
+    rows = slots(grid.cells, signs_only)
+    gone = signs_only - filled(rows)
+    return [[t for k, t in enumerate(r) if k not in gone] for r in rows]
 
 
 def _dollars_to_amounts(row: list[str]) -> list[str]:

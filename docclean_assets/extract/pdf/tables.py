@@ -89,10 +89,16 @@ def _cell_text(chars: list[Char], s: PdfSettings) -> tuple[str, list[Line]]:
     return join_lines([ln.text for ln in lines]), lines
 
 
+# Signs a filing sets at the left edge of an amount's cell, apart from the amount at its right edge.
+CURRENCY_SIGNS = frozenset("$\u20ac\u00a3\u00a5")
+
+
 def _side_by_side(lines: list[Line], s: PdfSettings) -> bool:
     """Whether two lines of one cell share a text row: the cell hides an unruled column boundary
-    (shaded cells that rule only part of a table leave such holes)."""
+    (shaded cells that rule only part of a table leave such holes). A currency sign set apart from
+    its amount is no such line."""
     share = s.table_side_by_side_min_overlap_fraction
+    lines = [ln for ln in lines if ln.text.strip() not in CURRENCY_SIGNS]
     return any(min(a.bottom, b.bottom) - max(a.top, b.top) > share * min(a.bottom - a.top, b.bottom - b.top)
                for i, a in enumerate(lines) for b in lines[i + 1:])
 
