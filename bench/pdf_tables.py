@@ -1,7 +1,7 @@
 """Generated tables (issue 38, point 3): cell F1 of docclean's table blocks against the generator's
 cells, per rule style (ruled, booktabs, borderless) and hard header (a cell spanning two columns, a
-label wrapped onto two lines, a header row written as one text run): docclean_assets_tests/fixtures/
-build_tables.py. A cell is (row, column, text) with its text normalised by `words`; empty cells
+label wrapped onto two lines, a header row written as one text run, a statement's "Year Ended" over
+three date columns, labels turned upright or slanted): docclean_assets_tests/fixtures/build_tables.py. A cell is (row, column, text) with its text normalised by `words`; empty cells
 (the columns a spanning cell covers) do not count.
 
     .venv/bin/python -m bench.pdf_tables

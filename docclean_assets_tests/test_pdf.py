@@ -216,6 +216,27 @@ def test_diagonal_watermark_dropped_and_body_intact() -> None:
     assert [b.text for b in body(blocks)] == texts
 
 
+def test_small_slanted_labels_beside_no_table_are_a_drawings_text_not_a_watermark() -> None:
+    """A plot's tick labels set at 45 degrees, drawn one after another: each label is read whole and
+    kept as image text, out of the body; no stacked letters reach the prose."""
+    text, ticks = words("Paragraph", 60), ["January", "February", "March", "April"]
+
+    def draw(c: canvas.Canvas) -> None:
+        para(c, text, 72, 100, 468)
+        for k, tick in enumerate(ticks):
+            c.saveState()
+            c.setFont("Helvetica", 9)
+            c.translate(120 + 60 * k, PAGE_H - 320)
+            c.rotate(45)
+            c.drawString(0, 0, tick)
+            c.restoreState()
+
+    blocks = extract(make_pdf(draw))
+    assert sorted(b.text for b in blocks if b.kind == "image_text") == sorted(ticks)
+    assert not [b for b in blocks if b.drop_reason == "watermark"]
+    assert [b.text for b in body(blocks)] == [text]
+
+
 def test_large_light_grey_text_behind_content_is_watermark() -> None:
     text = words("Paragraph", 80)
 

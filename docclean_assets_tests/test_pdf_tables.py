@@ -474,7 +474,8 @@ def test_a_cover_page_form_is_a_paragraph_of_fields_and_its_securities_table_sta
 @pytest.mark.parametrize("case", TABLE_CASES, ids=lambda c: c.name)
 def test_generated_tables_keep_every_cell(case) -> None:
     """Ruled, booktabs and borderless tables with a cell spanning two columns, a label wrapped onto two
-    lines (joined to its row, not a row of its own) and a header written as one text run
-    (fixtures/build_tables.py): every cell in its row and column (bench/pdf_tables.py)."""
+    lines (joined to its row, not a row of its own), a header written as one text run, a statement's
+    "Year Ended" over its date columns, and column labels turned upright or slanted (under group
+    labels) (fixtures/build_tables.py): every cell in its row and column (bench/pdf_tables.py)."""
     found, extracted, true, text = measure_table(case)
     assert found == extracted == true, text

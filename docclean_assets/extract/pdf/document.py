@@ -6,7 +6,8 @@ lines -> blocks -> gutters -> kinds (title, headings, captions) -> reading order
 asides placed -> captions linked -> pull quotes -> Block records.
 Tables leave the flow as one `table` block each: ruled tables (pdf/tables.py) before the call-out
 panels, so a table's frame is never a panel; borderless ones (pdf/table_grid.py) once the gutters
-are known. Captions are linked to their table or figure after reading order (pdf/captions.py).
+are known; then each takes back its column labels set turned or slanted, which left the stream as
+rotated lines (pdf/turned_heads.py). Captions are linked to their table or figure after reading order (pdf/captions.py).
 Asides (call-out panels found on the page's vector graphics, sidebars, margin notes) leave the flow
 before the column analysis and return after reading order, each after the body block it refers to;
 pull quotes are found last, across pages. A stage that labels a block returns a relabelled copy;
@@ -49,6 +50,7 @@ from docclean_assets.extract.pdf.regions import (
 from docclean_assets.extract.pdf.table_grid import lines_to_borderless_tables
 from docclean_assets.extract.pdf.table_model import TableBlock
 from docclean_assets.extract.pdf.tables import page_to_ruled_tables
+from docclean_assets.extract.pdf.turned_heads import turned_heads_to_tables
 from docclean_assets.extract.pdf.trace import PageTrace, PdfTrace
 from docclean_assets.extract.pdf.watermark import CharSplit, RotatedLine, split_chars
 from docclean_assets.extract.pdf.settings import PdfSettings
@@ -57,12 +59,14 @@ from docclean_assets.extract.settings import Settings
 __all__ = ["PAGE_TURN_META", "extract_pdf"]
 
 
-def _rotated_block(r: RotatedLine, page: int) -> PBlock:
+def _rotated_block(r: RotatedLine, page: int, body: float, s: PdfSettings) -> PBlock:
+    """A rotated line no table took: a diagonal watermark when large (`watermark_min_size_ratio`
+    x body), slanted labels of a drawing when smaller, a margin note when turned upright."""
     line = Line(r.text, r.x0, r.top, r.x1, r.bottom, r.size, len(r.text), 0, ())
     extra = (("rotation_deg", f"{r.angle:.0f}"),)
-    if r.diagonal:
+    if r.diagonal and r.size >= s.watermark_min_size_ratio * body:
         return PBlock([line], page, drop_reason="watermark", extra=extra)
-    return PBlock([line], page, kind="margin_note", extra=extra)
+    return PBlock([line], page, kind="image_text" if r.diagonal else "margin_note", extra=extra)
 
 
 class PageLayout(NamedTuple):
@@ -129,8 +133,10 @@ def _page_blocks(info: PageInfo, chars: list[Char], graphics: list[Graphic], bod
             blocks = lines_to_blocks(lines, info.number, s)
             gutters = blocks_to_gutters(blocks, s)
     borderless = lines_to_borderless_tables(lines, gutters, graphics, info.number, body, s)
-    if borderless.tables:
-        lines = borderless.rest
+    ruled_headed = turned_heads_to_tables(ruled.tables, parts.rotated, borderless.rest, body, s)
+    headed = turned_heads_to_tables(borderless.tables, ruled_headed.rotated, ruled_headed.rest, body, s)
+    if len(headed.rest) != len(lines):
+        lines = headed.rest
         blocks = lines_to_blocks(lines, info.number, s)
         gutters = blocks_to_gutters(blocks, s)
     notes = blocks_to_margin_notes(blocks, body, s)
@@ -140,9 +146,9 @@ def _page_blocks(info: PageInfo, chars: list[Char], graphics: list[Graphic], bod
         gutters = blocks_to_gutters(figures.flow, s)
     watermark = [b.relabel(drop_reason="watermark")
                  for b in lines_to_blocks(words_to_lines(chars_to_words(light, s), s), info.number, s)]
-    flow_blocks = [*figures.flow, *ruled.tables, *borderless.tables, *watermark,
-                   *(_rotated_block(r, info.number) for r in parts.rotated)]
-    return PageLayout(parts, ruled.tables, callouts, words, lines, gutters, borderless.tables, notes.asides,
+    flow_blocks = [*figures.flow, *ruled_headed.tables, *headed.tables, *watermark,
+                   *(_rotated_block(r, info.number, body, s) for r in headed.rotated)]
+    return PageLayout(parts, ruled_headed.tables, callouts, words, lines, gutters, headed.tables, notes.asides,
                       sidebars.asides, figures.asides, flow_blocks, reversed_chars)
 
 

@@ -308,6 +308,10 @@ class PdfSettings:
     # ends; a row label left on a rule that closes a group of columns, a tax table's "Your tax
     # is-", sits several em off).
     table_spanner_centre_tolerance_em: float = 1.0
+    # A column label turned upright or slanted (pdf/turned_heads.py) is no larger than this many
+    # body em: tables set their labels at body size or smaller (the generated tables 0.9, the
+    # olmOCR-bench crazy tables 1.0), diagonal watermarks at 3-10.
+    table_turned_head_max_size_em: float = 1.5
 
     # ---- kinds (kinds.py): headings and title
     # A line is a heading when its size exceeds the body's modal size by this factor (1.15 = 15%).

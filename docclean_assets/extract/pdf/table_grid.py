@@ -296,7 +296,8 @@ def run_to_grid(run: list[Row], bounds: list[float], body: float, s: PdfSettings
     x0 = min(c.x0 for r in run for c in r.cells)
     x1 = max(c.x1 for r in run for c in r.cells)
     bbox = (x0, run[0].top, x1, max(r.bottom for r in run))
-    return Grid(cells, len(run), len(bounds) + 1, bbox, "borderless"), straddle
+    edges = (x0, *bounds, x1), (*(r.top for r in run), bbox[3])
+    return Grid(cells, len(run), len(bounds) + 1, bbox, "borderless", *edges), straddle
 
 
 # Pieces of large delimiters as TeX's cmex and Adobe Symbol fonts map them: the bracket, brace and
@@ -377,7 +378,7 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings, rules: 
         text = fallback_text(grid.ncols, [join_lines([c.text for c in r.cells]) for r in run])
         return table_block(lines, page, grid.bbox, text, "borderless", fallback=True)
     spanned, _ = run_to_grid(run, bounds, body, s, rules)  # judged as set; rendered with the rules' spans
-    return table_block(lines, page, grid.bbox, rows_to_markdown(grid_to_rows(spanned)), "borderless")
+    return table_block(lines, page, grid.bbox, rows_to_markdown(grid_to_rows(spanned)), "borderless", grid=spanned)
 
 
 def _drawing_inside(table: TableBlock, graphics: list[Graphic], s: PdfSettings) -> bool:

@@ -26,22 +26,27 @@ class Cell(NamedTuple):
 
 
 class Grid(NamedTuple):
-    """A recovered table: its cells, its size in grid slots, its frame in top-left points, and
-    which detector found it ("ruled" or "borderless")."""
+    """A recovered table: its cells, its size in grid slots, its frame in top-left points, which
+    detector found it ("ruled" or "borderless"), and where its columns and rows start and the last
+    one ends (x and y in top-left points: ncols + 1 and nrows + 1 edges; empty when unknown)."""
 
     cells: list[Cell]
     nrows: int
     ncols: int
     bbox: tuple[float, float, float, float]
     source: str
+    cols: tuple[float, ...] = ()
+    rows: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class TableBlock(PBlock):
-    """A table in the page flow: its cell lines (for geometry and size) and its rendered text."""
+    """A table in the page flow: its cell lines (for geometry and size), its rendered text, and the
+    grid it was rendered from (None for a fallback's text)."""
 
     rendered: str = ""
     fallback: bool = False
+    grid: Grid | None = None
 
     @property
     def text(self) -> str:  # type: ignore[override]
@@ -254,11 +259,11 @@ def grid_block(lines: list[Line], page: int, grid: Grid) -> TableBlock:
     """The grid as a form's fields when it is a form, else as a Markdown `table` block."""
     rows = grid_to_rows(grid)
     form = grid_form(lines, page, grid, rows)
-    return form or table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source)
+    return form or table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source, grid=grid)
 
 
 def table_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], text: str,
-                source: str, fallback: bool = False) -> TableBlock:
-    """A `table` block over `lines` with the frame `bbox` and its rendered text."""
+                source: str, fallback: bool = False, grid: Grid | None = None) -> TableBlock:
+    """A `table` block over `lines` with the frame `bbox`, its rendered text and its grid."""
     return TableBlock(lines, page, kind="table", extra=(("table", "fallback" if fallback else source),), box=bbox,
-                      rendered=text, fallback=fallback)
+                      rendered=text, fallback=fallback, grid=grid)

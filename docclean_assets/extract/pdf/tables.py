@@ -152,7 +152,7 @@ def cells_to_grid(boxes: list[Box], chars: list[Char], s: PdfSettings) -> tuple[
     # with drop shadows) snap into a grid whose extra rows and columns are empty slivers.
     if len({c.row for c in cells if c.text}) < s.table_min_rows or len({c.col for c in cells if c.text}) < s.table_min_cols:
         return None
-    return Grid(cells, nrows, ncols, frame, "ruled"), lines, held
+    return Grid(cells, nrows, ncols, frame, "ruled", tuple(xs), tuple(ys)), lines, held
 
 
 def page_to_ruled_tables(chars: list[Char], graphics: list[Graphic], page: int, s: PdfSettings) -> RuledTables:

@@ -2,8 +2,9 @@
 
 A run of rotated chars is a rotated *line* only when the chars' origins also progress along the
 rotated direction; chars that are individually rotated or skewed but sit on a horizontal baseline
-(pseudo-italic, wobbly display type) stay in the normal stream and in their words. A run turned to
-a vertical axis is first split into the lines it holds (two stamps drawn one after the other).
+(pseudo-italic, wobbly display type) stay in the normal stream and in their words. A run is first
+split into the parallel lines it holds (two stamps drawn one after the other, a table's column
+labels turned upright or slanted at 45 degrees).
 """
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ class RotatedLine(NamedTuple):
     x1: float
     bottom: float
     angle: float  # baseline angle, degrees counter-clockwise
-    diagonal: bool  # True: not near a multiple of 90 degrees (a watermark)
+    diagonal: bool  # True: not near a multiple of 90 degrees (a watermark, or slanted labels)
     size: float
+    foot_x: float  # the middle and bottom of the glyph at the line's lower end: where a turned
+    foot_y: float  # column label stands (pdf/turned_heads.py)
 
 
 class CharSplit(NamedTuple):
@@ -66,6 +69,7 @@ def _rotated_line(run: list[Char], angle: float, settings: PdfSettings) -> Rotat
         prev, space = c, False
     glyphs = [c for c in run if not c.text.isspace()] or run
     run = glyphs
+    foot = max((run[0], run[-1]), key=lambda c: c.bottom)
     return RotatedLine(
         "".join(parts),
         min(c.x0 for c in run),
@@ -75,18 +79,17 @@ def _rotated_line(run: list[Char], angle: float, settings: PdfSettings) -> Rotat
         angle,
         _off_axis(angle) > settings.rotated_min_angle_deg,
         statistics.median(c.size for c in run),
+        (foot.x0 + foot.x1) / 2,
+        foot.bottom,
     )
 
 
 def _run_lines(run: list[Char], settings: PdfSettings) -> list[list[Char]]:
-    """A run of chars turned to a vertical axis, split into its lines, each in
-    content order: a new line where the origins' offset across the chars' own direction jumps by
-    more than `line_overlap_ratio` x font size (a stamp of two lines, column headers set vertically:
-    drawn one after the other at one angle). Diagonal runs stay whole: their lines' first-to-last
-    baseline tells side-by-side headers (set at 45 degrees above table columns) from a watermark."""
+    """A run of rotated chars split into its lines, each in content order: a new line where the
+    origins' offset across the chars' own direction jumps by more than `line_overlap_ratio` x font
+    size (a stamp of two lines, column headers turned upright or slanted: drawn one after the other
+    at one angle)."""
     median = statistics.median(c.angle for c in run)
-    if _off_axis(median) > settings.rotated_min_angle_deg:
-        return [run]
     angle, ratio = math.radians(median), settings.line_overlap_ratio
     vx, vy = -math.sin(angle), math.cos(angle)
     across = sorted(run, key=lambda c: c.ox * vx + c.oy * vy)
