@@ -61,6 +61,19 @@ def test_labels_standing_above_a_table_make_a_header_row_with_the_stub_label_and
     assert out.tables[0].top == season.top  # the table's frame grows to hold its new header rows
 
 
+def test_a_group_label_turned_beside_the_rows_it_names_heads_the_first_of_them() -> None:
+    """A label turned upright in the stub column, from the foot of the last row it names up into the
+    first (its top there): it goes to the first row's slot, when empty, and no group row is sought."""
+    grid = _grid(("", "Winter", "Summer"))
+    grid = grid._replace(cells=[c for c in grid.cells if not (c.col == 0 and c.row == 1)])
+    table = _table(grid)
+    label = _turned("Coast", 150.0, 340.0)  # 25 pt tall: its top in row 1 (314-328), its foot in row 2
+    season = _line("Season", 205.0, 270.0)
+    out = turned_heads_to_tables([table], [label], [season], BODY, S)
+    rows = grid_to_rows(out.tables[0].grid)
+    assert [r[0] for r in rows] == ["", "Coast", "row 2"] and out.rest == [season]
+
+
 def test_large_or_distant_rotated_lines_head_no_table() -> None:
     table = _table(_grid(("Station", "", "")))
     stamp = _turned("CONFIDENTIAL", 230.0, 312.0, size=3 * BODY, angle=45.0)  # a watermark's size

@@ -7,8 +7,8 @@ asides placed -> captions linked -> pull quotes -> Block records.
 Tables leave the flow as one `table` block each: ruled tables (pdf/tables.py) before the call-out
 panels, so a table's frame is never a panel; borderless ones (pdf/table_grid.py) once the gutters
 are known; then each takes back its column labels set turned or slanted, which left the stream as
-rotated lines (pdf/turned_heads.py). Captions are linked to their table or figure after reading order (pdf/captions.py).
-Asides (call-out panels found on the page's vector graphics, sidebars, margin notes) leave the flow
+rotated lines (pdf/turned_heads.py). Captions are linked to their table or figure after reading
+order (pdf/captions.py). Asides (call-out panels found on the page's vector graphics, sidebars, margin notes) leave the flow
 before the column analysis and return after reading order, each after the body block it refers to;
 pull quotes are found last, across pages. A stage that labels a block returns a relabelled copy;
 the orchestrator then points every anchor (`anchor_to`) at the copy.

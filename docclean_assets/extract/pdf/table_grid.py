@@ -276,7 +276,7 @@ def run_to_grid(run: list[Row], bounds: list[float], body: float, s: PdfSettings
     spanning the columns the rule covers (`_rule_span`), and how many cells of multi-cell rows
     straddle a column boundary."""
     rows = [_placed(row, bounds, s.table_cell_split_gap_em * body) for row in run]
-    extents: dict[int, tuple[float, float]] = {}  # each column's cells of one column, left to right
+    extents: dict[int, tuple[float, float]] = {}  # x-range of the one-column cells of each column
     for placed in rows:
         for c0, c1, lns in placed:
             if c0 == c1:

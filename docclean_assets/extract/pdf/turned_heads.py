@@ -32,7 +32,7 @@ class TurnedHeads(NamedTuple):
     rest: list[Line]
 
 
-def _heads(r: RotatedLine, grid: Grid, body: float, s: PdfSettings) -> bool:
+def _may_head(r: RotatedLine, grid: Grid, body: float, s: PdfSettings) -> bool:
     """Whether a rotated line can label one of the grid's columns: no larger than
     `table_turned_head_max_size_em` body em, its foot over the grid's columns, within its rows or
     at most `table_row_gap_em` above them."""
@@ -104,7 +104,9 @@ def _headed(table: TableBlock, mine: list[RotatedLine], lines: list[Line], body:
         level = [ln for ln in lines if _level(ln, grid0, [r.foot_y for r in above], body, s)]
     top_labels = [r for r in mine if inside.get(id(r), (0, 0))[0] == 0]
     cols = sorted(_slot(grid0, r.foot_x, r.top)[1] for r in top_labels)
-    groups = [ln for ln in lines if ln not in level and _over(ln, grid0, (cols[0], cols[-1]), top_labels, body, s)]
+    at_feet = {id(ln) for ln in level}
+    groups = [ln for ln in lines if top_labels and id(ln) not in at_feet
+              and _over(ln, grid0, (cols[0], cols[-1]), top_labels, body, s)]
     if groups:
         grid = _with_head_row(grid, min(ln.top for ln in groups))
     added, head_row = bool(above) + bool(groups), int(bool(groups))
@@ -141,13 +143,13 @@ def _headed(table: TableBlock, mine: list[RotatedLine], lines: list[Line], body:
 
 def turned_heads_to_tables(tables: list[TableBlock], rotated: list[RotatedLine], lines: list[Line], body: float,
                            s: PdfSettings) -> TurnedHeads:
-    """Each table (rendered from a grid) with the turned labels that head its columns (`_heads`)
+    """Each table (rendered from a grid) with the turned labels that head its columns (`_may_head`)
     in its header slots; the rotated lines left; the flow lines left."""
     out: list[TableBlock] = []
     left, taken = list(rotated), set()
     for table in tables:
         grid = table.grid
-        mine = [r for r in left if grid is not None and grid.cols and _heads(r, grid, body, s)]
+        mine = [r for r in left if grid is not None and grid.cols and grid.rows and _may_head(r, grid, body, s)]
         if not mine:
             out.append(table)
             continue
