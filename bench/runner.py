@@ -30,13 +30,10 @@ def _alarm(signum, frame):  # noqa: ARG001
     raise DocTimeout("timeout")
 
 
-# --- docclean: the same path as `docclean extract` (cli.cmd_extract) -----------------------------
+# --- docclean: the same path as `docclean extract` (extract/clean.py, the one clean chain) ---------
 def load_docclean(fmt):
-    from docclean_assets.extract.api import extract_document
-    from docclean_assets.extract.boilerplate import apply_repeats, blocks_to_page_repeats
-    from docclean_assets.extract.normalize import normalize_blocks
+    from docclean_assets.extract.clean import clean_document
     from docclean_assets.extract.settings import Settings
-    from docclean_assets.extract.sniff import sniff_format
 
     settings = Settings()
     backend = {"pdf": "pdf.document", "docx": "office.docx", "pptx": "office.pptx", "html": "html.document"}[fmt]
@@ -44,13 +41,7 @@ def load_docclean(fmt):
 
     def run(path):
         data = open(path, "rb").read()
-        sniffed = sniff_format(data)
-        if sniffed is None:
-            raise ValueError("unrecognised format")
-        ext = extract_document(data, sniffed, settings)
-        repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
-        blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize, fmt)
-        blocks = sorted(blocks, key=lambda b: b.seq)
+        blocks = sorted(clean_document(data, settings).blocks, key=lambda b: b.seq)
         body = "\n\n".join(b.text for b in blocks if b.drop_reason is None and b.kind in BODY_KINDS)
         notes = "\n\n".join(b.text for b in blocks
                             if b.kind == "speaker_notes" and b.drop_reason is None)

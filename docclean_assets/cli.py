@@ -169,22 +169,10 @@ def _problem_lines(asset: str, meta: dict) -> list[str]:
 
 
 def clean_file(file: str, settings=None):
-    """(format, extraction, blocks after page repetition and normalisation) of one file, no Dagster."""
-    from docclean_assets.extract.api import ExtractionError, extract_document
-    from docclean_assets.extract.boilerplate import apply_repeats, blocks_to_page_repeats
-    from docclean_assets.extract.normalize import normalize_blocks
-    from docclean_assets.extract.settings import Settings
-    from docclean_assets.extract.sniff import sniff_format
+    """(format, extraction, kept blocks) of one file by the library's one clean chain, no Dagster."""
+    from docclean_assets.extract.clean import clean_document
 
-    settings = settings or Settings()
-    data = Path(file).read_bytes()
-    fmt = sniff_format(data)
-    if fmt is None:
-        raise ExtractionError("unrecognised format")
-    ext = extract_document(data, fmt, settings)
-    repeats = blocks_to_page_repeats("-", ext.blocks, ext.report.pages, settings.boilerplate)
-    blocks = normalize_blocks(apply_repeats("-", ext.blocks, repeats, settings.boilerplate), settings.normalize, fmt)
-    return fmt, ext, blocks
+    return tuple(clean_document(Path(file).read_bytes(), settings))
 
 
 def cmd_extract(args: argparse.Namespace) -> int:

@@ -2,10 +2,10 @@
 
 One line per block (seq, page, kind, level, drop_reason, anchor, bbox rounded to 0.1 pt or null, text,
 orig_text, meta in the block's own order), then one line with the extraction report. The blocks come
-the pipeline's way: extract_document -> page repeats -> (for a site: the template across its pages)
--> normalize_blocks, with default Settings() and OCR off, so a golden does not depend on the installed
-tesseract's version. ``DOCCLEAN_REGEN_GOLDEN=1`` (``make golden``) rewrites the files instead of
-comparing; under CI (the ``CI`` variable set) that flag is refused.
+the pipeline's way (extract/clean.py's chain): extract_document -> page repeats -> (for a site: the
+template across its pages) -> normalize_blocks, with default Settings() and OCR off, so a golden
+does not depend on the installed tesseract's version. ``DOCCLEAN_REGEN_GOLDEN=1`` (``make golden``)
+rewrites the files instead of comparing; under CI (the ``CI`` variable set) that flag is refused.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from docclean_assets.extract.api import extract_document
-from docclean_assets.extract.boilerplate import apply_repeats, blocks_to_page_repeats, docs_to_template_repeats
+from docclean_assets.extract.boilerplate import docs_to_template_repeats
+from docclean_assets.extract.clean import extraction_to_kept
 from docclean_assets.extract.model import Block, Extraction
-from docclean_assets.extract.normalize import normalize_blocks
 from docclean_assets.extract.settings import Settings
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
@@ -51,9 +51,7 @@ def extract(data: bytes, fmt: str, settings: Settings) -> Extraction:
 
 def normalized(ex: Extraction, settings: Settings, template: Iterable = ()) -> list[Block]:
     """The blocks the pipeline keeps for one document: page repeats (and a site's template) then normalisation."""
-    repeats = [*blocks_to_page_repeats("-", ex.blocks, ex.report.pages, settings.boilerplate), *template]
-    return normalize_blocks(apply_repeats("-", ex.blocks, repeats, settings.boilerplate), settings.normalize,
-                            ex.report.format)
+    return extraction_to_kept(ex, settings, template)
 
 
 def site_template(extractions: dict[str, Extraction], settings: Settings) -> list:

@@ -19,10 +19,10 @@ import pyarrow as pa
 
 from docclean_assets.extract.api import PARSER_VERSION
 from docclean_assets.extract.boilerplate import (
-    Repeat, apply_repeats, band_patterns, blocks_to_page_repeats, source_furniture_reason, template_pattern_of,
+    Repeat, band_patterns, blocks_to_page_repeats, source_furniture_reason, template_pattern_of,
 )
+from docclean_assets.extract.clean import blocks_to_kept
 from docclean_assets.extract.model import Block, DropReason
-from docclean_assets.extract.normalize import normalize_blocks
 from docclean_assets.extract.quality import Band, band_for, document_figures
 from docclean_assets.extract.schema import row_to_report
 from docclean_assets.extract.settings import BoilerplateSettings, Settings
@@ -357,8 +357,7 @@ def _normalize_document(row: dict, table: pa.Table | None, repeats: _Repeats, se
     ref = DocRef(row["source"], row["doc_id"], row["path"], row["format"])
     blocks = [b for _, b in table_to_blocks(table)] if table is not None else []  # in seq order already
     try:
-        kept = apply_repeats(ref.doc_id, blocks, repeats.of(ref.doc_id, ref.format), settings.boilerplate)
-        out = normalize_blocks(kept, settings.normalize, ref.format)
+        out = blocks_to_kept(ref.doc_id, blocks, repeats.of(ref.doc_id, ref.format), ref.format, settings)
     except Exception as exc:  # noqa: BLE001 - the document keeps its parsed blocks, marked
         stats.failed += 1
         why = (STAGE_ERROR, f"normalisation: {type(exc).__name__}: {exc}")

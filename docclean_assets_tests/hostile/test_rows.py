@@ -8,6 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from docclean_assets.extract import clean
 from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
 from docclean_assets.pipeline import derive
 from docclean_assets.pipeline.raw import raw_files_table
@@ -257,14 +258,14 @@ def test_a_folder_without_permission_gets_a_row():
 def test_a_later_stage_failing_on_one_document_costs_that_document(tmp_path, monkeypatch):
     src = _source(tmp_path, {"bad.html": C.good_html("Poisoned page"), "good.html": C.good_html("Good page")})
     settings = Settings()
-    real = derive.normalize_blocks
+    real = clean.normalize_blocks  # the clean chain's last step, as the pipeline runs it (derive -> clean)
 
     def poisoned(blocks, s=None, fmt=None):
         if any("Poisoned" in b.text for b in blocks):
             raise ValueError("a bug in a stage")
         return real(blocks, s, fmt)
 
-    monkeypatch.setattr(derive, "normalize_blocks", poisoned)
+    monkeypatch.setattr(clean, "normalize_blocks", poisoned)
     store = Store(tmp_path / "out")
     _, blocks, _, _ = _parse(src, settings, store=store)
     _, normalized, rows = derive_all(store, src, settings)
