@@ -7,14 +7,15 @@ import dataclasses
 import pytest
 
 from docclean_assets.extract.layout import Gutter
-from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.blocks import lines_to_blocks
+from docclean_assets.extract.pdf.model import PBlock, Word
 from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.footnotes import page_footnotes
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
-from docclean_assets.extract.pdf.lines import Word, make_line
+from docclean_assets.extract.pdf.lines import make_line
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
 from docclean_assets.extract.pdf.pullquotes import pages_to_pull_quotes
 from docclean_assets.extract.pdf.regions import (

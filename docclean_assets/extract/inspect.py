@@ -9,10 +9,9 @@ from PIL import Image, ImageDraw
 
 from docclean_assets.extract.layout import Gutter
 from docclean_assets.extract.model import BBox, Block, Kind
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import Line, PBlock
 from docclean_assets.extract.pdf.document import PAGE_TURN_META
 from docclean_assets.extract.pdf.graphics import Graphic
-from docclean_assets.extract.pdf.lines import Line
 from docclean_assets.extract.pdf.trace import STAGES, PageTrace
 
 # One colour per kind (RGB); dropped blocks are hatched in their kind's colour.

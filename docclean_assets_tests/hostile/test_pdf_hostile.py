@@ -16,11 +16,11 @@ from docclean_assets.extract.model import DocReport, Extraction
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
 from docclean_assets.extract.ocr.engine import engine_available
 from docclean_assets.extract.pdf.document import PAGE_TURN_META
-from docclean_assets.extract.pdf.blocks import PBlock, join_lines
+from docclean_assets.extract.pdf.model import PBlock, Word, join_lines
 from docclean_assets.extract.pdf.chars import Char, PageInfo
 from docclean_assets.extract.pdf.footnotes import page_footnotes
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
-from docclean_assets.extract.pdf.lines import Word, make_line
+from docclean_assets.extract.pdf.lines import make_line
 from docclean_assets.extract.pdf.ocr_pages import page_needs_ocr, unmapped_count
 from docclean_assets.extract.pdf.pullquotes import fold, pages_to_pull_quotes
 from docclean_assets.extract.pdf.table_grid import cells_read_as_math

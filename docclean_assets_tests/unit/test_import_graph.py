@@ -148,3 +148,18 @@ def test_the_checker_finds_cycles_through_any_import_statement(tmp_path, source,
         (pkg / name).write_text(text)
     cycles = find_cycles(import_graph(pkg, "p"))
     assert cycles == ([cycle] if cycle else [])
+
+
+# The PDF backend's shared types: defined once, in pdf/model.py, which no stage owns.
+PDF_TYPES = {"Box", "Word", "Line", "PBlock"}
+
+
+def test_the_pdf_types_are_defined_once_in_pdf_model():
+    defined: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "extract" / "pdf").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = ([node.name] if isinstance(node, ast.ClassDef) else
+                     [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else [])
+            for name in set(names) & PDF_TYPES:
+                defined.setdefault(name, []).append(path.name)
+    assert defined == {name: ["model.py"] for name in PDF_TYPES}

@@ -3,11 +3,12 @@ bullet again, or a list's first label after the line introducing it), wrapped li
 item, and stage 6 labels each item `list_item` with its label in meta."""
 from __future__ import annotations
 
-from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.blocks import lines_to_blocks
+from docclean_assets.extract.pdf.model import PBlock, Word
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
 from docclean_assets.extract.pdf.labels import follows, is_first, list_label
-from docclean_assets.extract.pdf.lines import Word, make_line
+from docclean_assets.extract.pdf.lines import make_line
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 S = PdfSettings()

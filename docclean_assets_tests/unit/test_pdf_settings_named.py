@@ -11,11 +11,12 @@ from dataclasses import replace
 import pypdfium2 as pdfium
 from reportlab.pdfgen import canvas
 
-from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.blocks import lines_to_blocks
+from docclean_assets.extract.pdf.model import PBlock, Word
 from docclean_assets.extract.pdf.chars import Char, PageContent, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.columns import _column_ok
 from docclean_assets.extract.pdf.graphics import Graphic
-from docclean_assets.extract.pdf.lines import Word, make_line, words_to_lines
+from docclean_assets.extract.pdf.lines import make_line, words_to_lines
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.pdf.table_grid import lines_to_borderless_tables

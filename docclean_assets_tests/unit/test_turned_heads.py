@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from docclean_assets.extract.pdf.chars import Char
-from docclean_assets.extract.pdf.lines import Word, make_line
+from docclean_assets.extract.pdf.lines import make_line
+from docclean_assets.extract.pdf.model import Word
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.pdf.table_model import Cell, Grid, grid_to_rows, table_block
 from docclean_assets.extract.pdf.turned_heads import turned_heads_to_tables

@@ -8,11 +8,10 @@ within `figure_cluster_gap_pt` of them (a plot's axes, marks and legend).
 """
 from __future__ import annotations
 
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import Box, PBlock
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.settings import PdfSettings
 
-Box = tuple[float, float, float, float]
 _TABLE_WORDS = ("table", "tab.", "tabelle")
 
 

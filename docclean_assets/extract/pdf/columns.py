@@ -10,8 +10,8 @@ therefore no gutter.
 from __future__ import annotations
 
 from docclean_assets.extract.layout import Gutter, boxes_to_gutters
-from docclean_assets.extract.pdf.blocks import PBlock
-from docclean_assets.extract.pdf.lines import Line, make_line
+from docclean_assets.extract.pdf.model import Line, PBlock
+from docclean_assets.extract.pdf.lines import make_line
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 __all__ = ["Gutter", "blocks_to_gutters", "split_lines_at_gutters"]

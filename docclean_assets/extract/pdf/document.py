@@ -25,7 +25,8 @@ from docclean_assets.extract.errors import ExtractionError
 from docclean_assets.extract.guard import ENCRYPTED_FLAG, check_pdf_pages, merge_flooded
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
 from docclean_assets.extract.ocr.engine import OcrRun
-from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.blocks import lines_to_blocks
+from docclean_assets.extract.pdf.model import Line, PBlock, Word
 from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import Char, PageContent, PageInfo, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.graphics import Graphic
@@ -34,7 +35,7 @@ from docclean_assets.extract.pdf.endnotes import pages_to_endnotes
 from docclean_assets.extract.pdf.figures import blocks_to_figure_text, graphics_to_drawings
 from docclean_assets.extract.pdf.footnotes import counted_notes, notes_to_continuations, notes_to_links, page_footnotes
 from docclean_assets.extract.pdf.kinds import blocks_to_kinds
-from docclean_assets.extract.pdf.lines import Line, Word, chars_to_words, words_to_lines
+from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.pdf.order import blocks_to_reading_order
 from docclean_assets.extract.pdf.pdfium import PAGE_TURN_META, open_pdf

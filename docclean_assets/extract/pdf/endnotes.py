@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import PBlock
 from docclean_assets.extract.pdf.footnotes import HOLDERS, note_marker, references
 from docclean_assets.extract.pdf.settings import PdfSettings
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from docclean_assets.extract.pdf.blocks import Box, PBlock
+from docclean_assets.extract.pdf.model import Box, PBlock
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.kinds import CAPTION
 from docclean_assets.extract.pdf.regions import Asides, visible

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from docclean_assets.extract.continuations import CONTINUED_NOTE
 from docclean_assets.extract.model import Block, Kind
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.settings import PdfSettings
 

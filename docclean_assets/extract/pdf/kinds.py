@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.labels import follows, is_first, list_label
 from docclean_assets.extract.pdf.settings import PdfSettings

@@ -6,58 +6,12 @@ from bisect import bisect_left
 from collections import Counter
 from functools import partial
 from operator import attrgetter
-from typing import NamedTuple
 
 from docclean_assets.extract.bidi import visual_to_logical
 from docclean_assets.extract.pdf.chars import INFERRED_SPACE, Char, is_bold_font, size_key
 from docclean_assets.extract.pdf.labels import list_label
+from docclean_assets.extract.pdf.model import Line, Word
 from docclean_assets.extract.pdf.settings import PdfSettings
-
-
-class Word(NamedTuple):
-    """Chars of one row with no gap wider than `word_gap_em` between them."""
-
-    text: str
-    x0: float
-    top: float
-    x1: float
-    bottom: float
-    size: float  # modal rounded font size of its chars
-    n: int  # number of chars
-    bold: int  # number of chars set in a bold font
-    row: int  # index of the row (shared vertical band) the word was found in
-    first_size: float  # font size of the first char (superscript footnote markers are smaller)
-    # (start, end) offsets in `text` of runs set smaller and raised above the row's baseline
-    # (superscripts: footnote reference markers, exponents); see `script_spans`
-    raised: tuple[tuple[int, int], ...] = ()
-
-
-class Line(NamedTuple):
-    """Words of one row with no gap wider than `line_split_gap_em` between them."""
-
-    text: str
-    x0: float
-    top: float
-    x1: float
-    bottom: float
-    size: float  # modal font size over the line's chars
-    n: int
-    bold: int
-    words: tuple[Word, ...]
-
-    def text_without(self, spans: frozenset[tuple[int, int]]) -> str:
-        """The line's text with the given raised runs ((word index, run index)) left out."""
-        texts = []
-        for j, w in enumerate(self.words):
-            t, cut = w.text, 0
-            for k, (a, b) in enumerate(w.raised):
-                if (j, k) in spans:
-                    t = t[:a - cut] + t[b - cut:]
-                    cut += b - a
-            if t:
-                texts.append(t)
-        return visual_to_logical(" ".join(texts))
-
 
 _BY_OY, _BY_X = attrgetter("oy"), attrgetter("x0", "seq")
 _X0, _TOP_X0 = attrgetter("x0"), attrgetter("top", "x0")  # words in a row; lines on a page

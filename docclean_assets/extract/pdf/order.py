@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from docclean_assets.extract.bidi import is_rtl
 from docclean_assets.extract.layout import Gutter, boxes_to_columns, columns_to_order, rows_then_x
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import PBlock
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 

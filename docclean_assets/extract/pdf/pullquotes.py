@@ -17,7 +17,7 @@ from difflib import SequenceMatcher
 from typing import NamedTuple
 
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import PBlock
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 _QUOTES = frozenset("\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d")

@@ -16,7 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from docclean_assets.extract.pdf.blocks import PBlock, lines_to_blocks
+from docclean_assets.extract.pdf.blocks import lines_to_blocks
+from docclean_assets.extract.pdf.model import PBlock
 from docclean_assets.extract.pdf.chars import Char, PageInfo
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.labels import follows, list_label

@@ -18,10 +18,10 @@ from bisect import bisect_right
 from collections import Counter
 from typing import NamedTuple
 
-from docclean_assets.extract.pdf.blocks import join_lines
+from docclean_assets.extract.pdf.model import Line, Word, join_lines
 from docclean_assets.extract.pdf.columns import Gutter
 from docclean_assets.extract.pdf.graphics import Graphic
-from docclean_assets.extract.pdf.lines import Line, Word, make_line
+from docclean_assets.extract.pdf.lines import make_line
 from docclean_assets.extract.pdf.regions import visible
 from docclean_assets.extract.pdf.figures import is_mark
 from docclean_assets.extract.pdf.table_model import (

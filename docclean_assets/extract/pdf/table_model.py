@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from docclean_assets.extract.pdf.blocks import PBlock
-from docclean_assets.extract.pdf.lines import Line
+from docclean_assets.extract.pdf.model import Line, PBlock
 
 
 class Cell(NamedTuple):

@@ -13,15 +13,13 @@ from typing import NamedTuple
 
 from pdfplumber.table import cells_to_tables, edges_to_intersections, intersections_to_cells, merge_edges
 
-from docclean_assets.extract.pdf.blocks import join_lines
+from docclean_assets.extract.pdf.model import Box, Line, join_lines
 from docclean_assets.extract.pdf.chars import Char
 from docclean_assets.extract.pdf.graphics import Graphic
-from docclean_assets.extract.pdf.lines import Line, chars_to_words, words_to_lines
+from docclean_assets.extract.pdf.lines import chars_to_words, words_to_lines
 from docclean_assets.extract.pdf.regions import visible
 from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, grid_block
 from docclean_assets.extract.pdf.settings import PdfSettings
-
-Box = tuple[float, float, float, float]
 
 
 class RuledTables(NamedTuple):

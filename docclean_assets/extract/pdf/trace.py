@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from docclean_assets.extract.layout import Gutter
-from docclean_assets.extract.pdf.blocks import PBlock
+from docclean_assets.extract.pdf.model import Line, PBlock, Word
 from docclean_assets.extract.pdf.chars import Char, PageInfo
 from docclean_assets.extract.pdf.graphics import Graphic
-from docclean_assets.extract.pdf.lines import Line, Word
 from docclean_assets.extract.pdf.table_model import TableBlock
 from docclean_assets.extract.pdf.watermark import CharSplit
 

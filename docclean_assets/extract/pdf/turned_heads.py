@@ -17,7 +17,7 @@ import dataclasses
 from bisect import bisect_right
 from typing import NamedTuple
 
-from docclean_assets.extract.pdf.lines import Line
+from docclean_assets.extract.pdf.model import Line
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.pdf.table_grid import split_at_bounds
 from docclean_assets.extract.pdf.table_model import Cell, Grid, TableBlock, grid_to_rows, rows_to_markdown
