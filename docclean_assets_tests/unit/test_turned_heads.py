@@ -6,7 +6,7 @@ import math
 
 from docclean_assets.extract.pdf.chars import Char
 from docclean_assets.extract.pdf.lines import make_line
-from docclean_assets.extract.pdf.model import Word
+from docclean_assets.extract.pdf.model import Line, Word
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.pdf.table_model import Cell, Grid, grid_to_rows, table_block
 from docclean_assets.extract.pdf.turned_heads import turned_heads_to_tables
@@ -36,7 +36,7 @@ def _turned(text: str, foot_x: float, foot_y: float, size: float = 9.0, angle: f
                        foot_x, foot_y)
 
 
-def _line(text: str, x0: float, top: float) -> object:
+def _line(text: str, x0: float, top: float) -> Line:
     return make_line([Word(text, x0, top, x0 + 6 * len(text), top + BODY, BODY, len(text), 0, 0, BODY)])
 
 

@@ -63,11 +63,10 @@ __all__ = ["PAGE_TURN_META", "extract_pdf"]
 def _rotated_block(r: RotatedLine, page: int, body: float, s: PdfSettings) -> PBlock:
     """A rotated line no table took: a diagonal watermark when large (`watermark_min_size_ratio`
     x body), slanted labels of a drawing when smaller, a margin note when turned upright."""
-    line = Line(r.text, r.x0, r.top, r.x1, r.bottom, r.size, len(r.text), 0, ())
     extra = (("rotation_deg", f"{r.angle:.0f}"),)
     if r.diagonal and r.size >= s.watermark_min_size_ratio * body:
-        return PBlock([line], page, drop_reason="watermark", extra=extra)
-    return PBlock([line], page, kind="image_text" if r.diagonal else "margin_note", extra=extra)
+        return PBlock([r.as_line()], page, drop_reason="watermark", extra=extra)
+    return PBlock([r.as_line()], page, kind="image_text" if r.diagonal else "margin_note", extra=extra)
 
 
 class PageLayout(NamedTuple):

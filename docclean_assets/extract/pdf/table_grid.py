@@ -377,7 +377,8 @@ def run_to_table(run: list[Row], page: int, body: float, s: PdfSettings, rules: 
     if _density(grid) < s.table_min_density or straddle > s.table_max_straddle_share * multi_cells:
         text = fallback_text(grid.ncols, [join_lines([c.text for c in r.cells]) for r in run])
         return table_block(lines, page, grid.bbox, text, "borderless", fallback=True)
-    spanned, _ = run_to_grid(run, bounds, body, s, rules)  # judged as set; rendered with the rules' spans
+    # judged as set; rendered with the spans of the rules under its header cells, when the page has rules
+    spanned = run_to_grid(run, bounds, body, s, rules)[0] if rules else grid
     return table_block(lines, page, grid.bbox, rows_to_markdown(grid_to_rows(spanned)), "borderless", grid=spanned)
 
 

@@ -133,7 +133,7 @@ def _headed(table: TableBlock, mine: list[RotatedLine], lines: list[Line], body:
     took += [ln for ln in groups if all(where[id(p)] not in refused for p in pieces[id(ln)])]
     if not kept:
         return table, mine, []
-    new_lines = [Line(r.text, r.x0, r.top, r.x1, r.bottom, r.size, len(r.text), 0, ()) for r in kept]
+    new_lines = [r.as_line() for r in kept]
     box = (min(table.x0, *(r.x0 for r in kept)), min(table.top, *(r.top for r in kept), *(ln.top for ln in took)),
            max(table.x1, *(r.x1 for r in kept)), table.bottom)
     headed = dataclasses.replace(table, lines=(*table.lines, *new_lines, *took), box=box, grid=grid,

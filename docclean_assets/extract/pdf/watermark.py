@@ -13,6 +13,7 @@ import statistics
 from typing import NamedTuple
 
 from docclean_assets.extract.pdf.chars import Char
+from docclean_assets.extract.pdf.model import Line
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 
@@ -29,6 +30,10 @@ class RotatedLine(NamedTuple):
     size: float
     foot_x: float  # the middle and bottom of the glyph at the line's lower end: where a turned
     foot_y: float  # column label stands (pdf/turned_heads.py)
+
+    def as_line(self) -> Line:
+        """The rotated line as one text line in its box (a block's or a table cell's line)."""
+        return Line(self.text, self.x0, self.top, self.x1, self.bottom, self.size, len(self.text), 0, ())
 
 
 class CharSplit(NamedTuple):
