@@ -7,7 +7,7 @@
 # One image serves every role of the deployment (README "Deployment"):
 #   dagster-webserver -w workspace.yaml -h 0.0.0.0 -p 3000      the UI
 #   dagster-daemon run -w workspace.yaml                        schedules, sensors, run queue
-#   dagster code-server start -h 0.0.0.0 -p 4000 -m docclean_assets.definitions   the user code
+#   dagster code-server start -h 0.0.0.0 -p 4000 -m docclean_assets.defs.definitions   the user code
 #   dask worker tcp://scheduler:8786 --nthreads 2               a parse worker (DASK_DISTRIBUTED__WORKER__DAEMON=False is set)
 FROM python:3.11-slim-bookworm
 

@@ -104,7 +104,7 @@ def run_docclean(files: list[Path], work: Path) -> dict:
 def _failed(data_dir: Path) -> dict[str, str]:
     """path -> error of the filings docclean could not parse (their pages then hold no chunk)."""
     from docclean_assets.store.tables import Store
-    from docclean_assets.tables import DOCS_SCHEMA
+    from docclean_assets.pipeline.schemas import DOCS_SCHEMA
 
     docs = Store(str(data_dir)).read("parsed_documents", "filings", DOCS_SCHEMA, columns=["path", "status", "error"])
     return {d["path"]: d["error"] or "" for d in (docs.to_pylist() if docs is not None else []) if d["status"] != "ok"}
@@ -116,9 +116,9 @@ def docclean_rows(work: Path, budgets: list[int] = ()) -> dict[str, list[Passage
     `settings.chunk.max_tokens`, not the pipeline's output)."""
     from docclean_assets.extract.chunk import CHUNK_KINDS, blocks_to_chunks
     from docclean_assets.extract.settings import ChunkSettings
-    from docclean_assets.retrieval import read_chunks
+    from docclean_assets.pipeline.search import read_chunks
     from docclean_assets.store.tables import Store
-    from docclean_assets.tables import BLOCKS_SCHEMA, table_to_blocks
+    from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, table_to_blocks
 
     store = Store(str(work / "docclean"))
     chunks = read_chunks("filings", store=store, columns=["path", "pages", "text", "embed_text"]).to_pylist()

@@ -19,10 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.datasets import CORPUS
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.sniff import sniff_file
-from docclean_assets.extract.worker import extract_file, rss_mib
+from docclean_assets.engine.blob import extract_file
+from docclean_assets.engine.worker import rss_mib
 
 OUT_JSON = Path(__file__).resolve().parent / "out" / "worker_growth.json"
 SUFFIXES = {".pdf", ".docx", ".pptx", ".html", ".htm"}
@@ -52,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_growth_mb is not None:
         limits = replace(limits, worker_max_growth_mb=args.max_growth_mb)
     rows = []
-    for job, out in run_jobs(jobs, limits, "bench.worker_growth:extract_and_measure"):
+    from bench import worker_growth  # the function by its module's name: run as __main__, a worker could not import it
+
+    for job, out in run_jobs(jobs, limits, worker_growth.extract_and_measure):
         if out.error is not None:
             print(f"{job.key}: {out.kind} {out.error}", file=sys.stderr)
             continue

@@ -26,11 +26,11 @@ from pathlib import Path
 
 from bench.pipeline_speed import generate
 from docclean_assets.extract.api import extract_document
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.settings import LimitSettings, Settings
-from docclean_assets.extract.worker import extract_file, rows
+from docclean_assets.engine.blob import extract_file
+from docclean_assets.engine.worker import rows
 
-EXTRACTOR = "bench.worker_life:timed_extract"
 
 
 def timed_extract(blob: str, fmt: str, **options) -> tuple:  # noqa: ANN003 - the extractor's options
@@ -64,10 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     def job_of(path: Path) -> Job:
         return Job(str(path), str(path), args.fmt, {"settings": settings, **options})
 
-    list(run_jobs([job_of(warm)], limits, EXTRACTOR))  # the fork server started, the worker warmed like the library
+    from bench import worker_life  # the function by its module's name: run as __main__, a worker could not import it
+
+    list(run_jobs([job_of(warm)], limits, worker_life.timed_extract))  # the fork server started, the worker warmed like the library
     parts: dict[str, list[float]] = {"library": library, "extract": [], "rows": [], "worker other": []}
     worker_s, start = 0.0, time.perf_counter()
-    for job, out in run_jobs([job_of(p) for p in paths], limits, EXTRACTOR):
+    for job, out in run_jobs([job_of(p) for p in paths], limits, worker_life.timed_extract):
         if out.error is not None:
             raise SystemExit(f"{job.key}: {out.error}")
         _, extract_s, rows_s = out.result

@@ -16,9 +16,9 @@ from docclean_assets.cli_tables import (
     EXIT_CONFIG, EXIT_INFRA, cmd_chunks, cmd_prune, cmd_repair, cmd_search, cmd_sql, cmd_summary, cmd_text,
     cmd_verify, connect_served, note_removed, served_sources, store_of, view_names,
 )
-from docclean_assets.paths import SOURCES_ENV, default_data_dir, default_sources_file
+from docclean_assets.ingest.sources import SOURCES_ENV, default_data_dir, default_sources_file
 from docclean_assets.pipeline.failure import first_cause
-from docclean_assets.sources import SourceConfigError, load_sources
+from docclean_assets.ingest.sources import SourceConfigError, load_sources
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - a full disk or a failing store before any step: one line, exit 3
         print(f"docclean run failed: {first_cause(exc, args.data_dir)}", file=sys.stderr)
         return EXIT_INFRA
-    from docclean_assets.pipeline.engine import EngineUnavailable, check_engine
+    from docclean_assets.engine.run import EngineUnavailable, check_engine
 
     try:  # an engine that would fail every document: refused before any is touched
         check_engine(dc_replace(config.engine, kind=args.engine or config.engine.kind,
@@ -94,8 +94,8 @@ def _instance():  # noqa: ANN202 - a dagster.DagsterInstance (imported lazily: c
 
 def _run(args: argparse.Namespace, names: list[str]) -> int:
     """Materialize every asset of each source, printing progress; EXIT_INFRA when a step failed."""
-    from docclean_assets.graph import INGEST_JOB, REPOSITORY_LABEL, REPOSITORY_LABEL_TAG, build_defs
-    from docclean_assets.progress import for_stream
+    from docclean_assets.defs.definitions import INGEST_JOB, REPOSITORY_LABEL, REPOSITORY_LABEL_TAG, build_defs
+    from docclean_assets.pipeline.progress import for_stream
 
     defs = build_defs(args.sources, args.data_dir)
     job = defs.resolve_job_def(INGEST_JOB)  # the UI's `ingest` job: the same runs, schedules and sensor use
@@ -202,7 +202,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from docclean_assets.extract.api import ExtractionError
-    from docclean_assets.extract.inspect import draw_blocks, draw_boxes, page_turn, render_page, stage_boxes
+    from docclean_assets.extract.pdf.inspect import draw_blocks, draw_boxes, page_turn, render_page, stage_boxes
 
     try:
         if args.stored and args.stage is not None:

@@ -8,7 +8,7 @@ import re
 import sys
 from pathlib import Path
 
-from docclean_assets.sources import load_sources
+from docclean_assets.ingest.sources import load_sources
 
 EXIT_CONFIG = 2  # bad sources file or arguments
 EXIT_INFRA = 3  # a step failed for a reason other than one bad document
@@ -196,8 +196,8 @@ def _print_health(args: argparse.Namespace, store, served: list[str] | None) -> 
     check that did not pass failed, one line each: what the UI's checks say, from the same rows."""
     from docclean_assets.extract.settings import QualitySettings
     from docclean_assets.pipeline import health
-    from docclean_assets.sources import Source
-    from docclean_assets.tables import QUALITY_SCHEMA
+    from docclean_assets.ingest.sources import Source
+    from docclean_assets.pipeline.schemas import QUALITY_SCHEMA
 
     config = load_sources(args.sources) if Path(args.sources).is_file() else None
     quality = config.settings.quality if config else QualitySettings()
@@ -277,7 +277,7 @@ def _damage_behind(args: argparse.Namespace, query: str) -> list:
 
 def _read_chunks(args: argparse.Namespace):  # noqa: ANN202 - a pyarrow Table (imported lazily)
     """The chunks of --source (every source without it) from the store of --data-dir."""
-    from docclean_assets.retrieval import read_chunks
+    from docclean_assets.pipeline.search import read_chunks
 
     store = store_of(args)
     served, removed = served_sources(args, store)
@@ -286,7 +286,7 @@ def _read_chunks(args: argparse.Namespace):  # noqa: ANN202 - a pyarrow Table (i
 
 
 def cmd_chunks(args: argparse.Namespace) -> int:
-    from docclean_assets.retrieval import describe, write_chunks
+    from docclean_assets.pipeline.search import describe, write_chunks
 
     table = _read_chunks(args)
     if table.num_rows == 0:
@@ -308,7 +308,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 def cmd_text(args: argparse.Namespace) -> int:
     """Each document's kept content from the committed tables: on stdout, or one file per document;
     1 when no document was shown (none matched, or every one matched had failed)."""
-    from docclean_assets.export import document_texts, write_texts
+    from docclean_assets.pipeline.export import document_texts, write_texts
 
     store = store_of(args)
     served, removed = served_sources(args, store)
@@ -353,7 +353,7 @@ def _failed_line(doc) -> str:  # noqa: ANN001 - an export.DocumentText
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from docclean_assets.retrieval import describe, search
+    from docclean_assets.pipeline.search import describe, search
 
     table = _read_chunks(args)
     if table.num_rows == 0:

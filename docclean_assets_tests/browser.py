@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from docclean_assets.render import chromium_path
+from docclean_assets.ingest.render import chromium_path
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -2,7 +2,7 @@
 import os
 import time
 
-from docclean_assets.extract.worker import extract_file
+from docclean_assets.engine.blob import extract_file
 
 
 def hang_or_extract(blob: str, fmt: str, **options):

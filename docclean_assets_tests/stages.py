@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from docclean_assets.store.location import BLOB_EXTRACTOR
+from docclean_assets.engine.blob import Extractor, extract_blob
 from docclean_assets.extract.settings import Settings
 from docclean_assets.pipeline import derive, parse, raw
-from docclean_assets.sources import Source
+from docclean_assets.ingest.sources import Source
 from docclean_assets.store.settings import StoreSettings
 from docclean_assets.store.tables import Store
-from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA
 
 
 def store_at(root: Path, **settings) -> Store:
     return Store(root, StoreSettings(**settings))
 
 
-def parse_into(store: Store, src: Source, settings: Settings, extractor: str = BLOB_EXTRACTOR,
+def parse_into(store: Store, src: Source, settings: Settings, extractor: Extractor = extract_blob,
                raw_table: pa.Table | None = None, **kw) -> tuple[pa.Table, pa.Table, dict[str, dict], parse.ParseStats]:
     """(raw_files, parsed_blocks sorted by path and seq, parsed_documents by path, stats) after one parse."""
     raw_table = raw_table if raw_table is not None else raw.raw_files_table(src, Path("/nonexistent"), settings)

@@ -144,7 +144,7 @@ def test_killed_between_chunks_and_change_set_caught_up_then_reset_once_vacuumed
 
 def _materialize_until_normalized(cfg: Path, data: Path) -> None:
     """Parse and normalise a changed source without the chunks step (a run that stops before it)."""
-    from docclean_assets.graph import build_defs
+    from docclean_assets.defs.definitions import build_defs
 
     defs = build_defs(cfg, data)
     job = defs.resolve_implicit_global_asset_job_def().get_subset(

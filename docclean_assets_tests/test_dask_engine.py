@@ -131,7 +131,7 @@ def test_a_document_hanging_on_a_cluster_worker_times_out_and_fails_alone(cluste
 
 def test_the_engine_is_refused_in_one_line_when_it_cannot_work(tmp_path, capsys):
     from docclean_assets.cli import main as cli_main
-    from docclean_assets.pipeline.engine import EngineSettings
+    from docclean_assets.engine.settings import EngineSettings
 
     with pytest.raises(ValueError, match="address: the Dask scheduler's address is required"):
         EngineSettings(kind="dask")

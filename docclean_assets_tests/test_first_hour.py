@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from docclean_assets.cli import main as cli_main
-from docclean_assets.export import document_texts, file_name
+from docclean_assets.pipeline.export import document_texts, file_name
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.golden import GOLDEN_DIR, check_or_write
 

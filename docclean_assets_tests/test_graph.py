@@ -1,7 +1,7 @@
 """A snapshot of the asset graph: every table docclean writes is an asset, with its true lineage."""
 import dagster as dg
 
-from docclean_assets.graph import build_defs
+from docclean_assets.defs.definitions import build_defs
 from docclean_assets_tests.lineage import LINEAGE
 
 CHECKS = {("quality_report", c) for c in ("failed_documents", "retention_band", "revision_count")}

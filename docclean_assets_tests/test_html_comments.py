@@ -13,7 +13,7 @@ from docclean_assets.extract.html.jsonld import body_paragraphs
 from docclean_assets.extract.html.lede import units_to_standfirst
 from docclean_assets.extract.model import DropReason, Kind
 from docclean_assets.extract.settings import Settings
-from docclean_assets.sources import SourceConfigError, load_sources
+from docclean_assets.ingest.sources import SourceConfigError, load_sources
 from docclean_assets_tests.test_html import PARAS, article_page, body, body_text
 
 S = Settings()

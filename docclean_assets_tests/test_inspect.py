@@ -3,7 +3,7 @@ from PIL import Image, ImageDraw
 
 from docclean_assets.cli import clean_file
 from docclean_assets.cli import main as cli_main
-from docclean_assets.extract.inspect import KIND_COLOURS, LEGEND_PX
+from docclean_assets.extract.pdf.inspect import KIND_COLOURS, LEGEND_PX
 from docclean_assets_tests.fixtures.build import two_column_report_pdf
 
 DPI = 72.0  # one pixel per point, so block boxes map onto pixels directly
@@ -37,12 +37,12 @@ def test_inspect_draws_boxes_by_kind_and_hatches_drops(tmp_path, capsys, monkeyp
 
 def test_labels_stay_on_the_page(tmp_path):
     """A block at the page's top edge and one at its right edge keep their labels inside the page."""
-    from docclean_assets.extract.inspect import Box, draw_boxes
+    from docclean_assets.extract.pdf.inspect import Drawn, draw_boxes
     from docclean_assets.extract.model import BBox
 
     page = Image.new("RGB", (200, 100), (255, 255, 255))
     colour = (200, 0, 120)
-    out = draw_boxes(page, [Box(BBox(10, 0, 150, 20), "0 heading", colour), Box(BBox(180, 50, 199, 70), "1 heading", colour)], DPI)
+    out = draw_boxes(page, [Drawn(BBox(10, 0, 150, 20), "0 heading", colour), Drawn(BBox(180, 50, 199, 70), "1 heading", colour)], DPI)
     width = int(ImageDraw.Draw(page).textlength("0 heading")) + 4  # a label strip's width
     assert out.getpixel((10 + width - 1, 6)) == colour  # the top block's strip drawn inside its box
     assert out.getpixel((200 - width + 1, 45)) == colour  # the right one's strip moved left to end at the edge
@@ -50,12 +50,12 @@ def test_labels_stay_on_the_page(tmp_path):
 
 def test_hatching_marks_dropped_boxes_but_never_covers_kept_ones():
     """A watermark's box spans the page: its hatching shows around the kept block, not over it."""
-    from docclean_assets.extract.inspect import Box, draw_boxes
+    from docclean_assets.extract.pdf.inspect import Drawn, draw_boxes
     from docclean_assets.extract.model import BBox
 
     page = Image.new("RGB", (200, 200), (255, 255, 255))
     grey, blue = (120, 120, 120), (0, 90, 200)
-    out = draw_boxes(page, [Box(BBox(0, 0, 200, 200), "", grey, True), Box(BBox(50, 50, 150, 150), "", blue)], DPI)
+    out = draw_boxes(page, [Drawn(BBox(0, 0, 200, 200), "", grey, True), Drawn(BBox(50, 50, 150, 150), "", blue)], DPI)
     inside = [out.getpixel((x, y)) for x in range(55, 145) for y in range(55, 145)]
     around = [out.getpixel((x, y)) for x in range(5, 45) for y in range(5, 195)]
     assert grey not in inside and around.count(grey) > 100
@@ -101,7 +101,7 @@ def test_region_kinds_have_their_own_colours_on_the_page(tmp_path):
 def test_inspect_draws_a_stage_from_the_trace(tmp_path, capsys):
     """`--stage lines` draws each line of the page's trace in the line colour; `--stage kinds`
     labels the blocks as the kinds stage left them."""
-    from docclean_assets.extract.inspect import LINE_COLOUR
+    from docclean_assets.extract.pdf.inspect import LINE_COLOUR
     from docclean_assets.extract.pdf.document import extract_pdf
     from docclean_assets.extract.settings import Settings
 

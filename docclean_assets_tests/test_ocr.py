@@ -16,11 +16,12 @@ from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.ocr_pages import extraction_with_ocr
 from docclean_assets.extract.pdf.pdfium import open_pdf
 from docclean_assets.extract.schema import row_to_report
-from docclean_assets.tables import DocRef, QUALITY_SCHEMA, report_to_row
+from docclean_assets.pipeline.schemas import DocRef, QUALITY_SCHEMA, report_to_row
 from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.settings import Settings
-from docclean_assets.sources import SourceConfigError, load_sources
+from docclean_assets.ingest.sources import SourceConfigError, load_sources
 from docclean_assets_tests.fixtures import build_ocr as F
+from docclean_assets_tests import faults
 
 needs_tesseract = pytest.mark.skipif(not engine_available(OcrSettings()),
                                      reason="no tesseract models (apt-get install tesseract-ocr-eng)")
@@ -191,10 +192,10 @@ def test_unmapped_document_counts_as_mostly_ocr():
 
 
 def test_ocr_options_reach_the_worker_with_their_time_grant_and_parse_version(tmp_path):
-    from docclean_assets.extract.isolate import Job, run_jobs
+    from docclean_assets.engine.isolate import Job, run_jobs
     from docclean_assets.extract.settings import LimitSettings
     from docclean_assets.pipeline.parse import _options, _timeout, parse_version
-    from docclean_assets.sources import Source
+    from docclean_assets.ingest.sources import Source
 
     settings = Settings(limits=LimitSettings(timeout_s=30), ocr=OcrSettings(timeout_grant_s=45))
     auto, off = Source("s", tmp_path), Source("s", tmp_path, ocr="off", ocr_scanned_body=False)
@@ -206,7 +207,7 @@ def test_ocr_options_reach_the_worker_with_their_time_grant_and_parse_version(tm
     blob = tmp_path / "hang.html"
     blob.write_text("<p>x</p>")
     [(_, out)] = run_jobs([Job("h", str(blob), "html", {}, timeout_s=2)], LimitSettings(timeout_s=60),
-                          "docclean_assets_tests.faults:hang_or_extract")
+                          faults.hang_or_extract)
     assert out.error == "timed out after 2 s"
 
 

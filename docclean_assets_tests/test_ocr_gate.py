@@ -10,7 +10,7 @@ from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.ocr.engine import OcrRun, engine_available, is_photo
 from docclean_assets.extract.ocr.gate import may_hold_text, text_marks
 from docclean_assets.extract.ocr.settings import OcrSettings
-from docclean_assets.tables import QUALITY_SCHEMA
+from docclean_assets.pipeline.schemas import QUALITY_SCHEMA
 from docclean_assets_tests.fixtures import build_ocr as F
 
 S = OcrSettings()
@@ -86,7 +86,7 @@ def test_each_pdf_is_opened_once_with_its_caps_checked_and_its_pictures_read_in_
 @pytest.mark.parametrize("memory_mb", (512, 768))
 def test_a_worker_too_small_to_load_opencv_reads_the_picture_without_the_gate(tmp_path, memory_mb):
     # OpenCV's import crashes the process (SIGSEGV) when the address-space ceiling leaves it no room
-    from docclean_assets.extract.isolate import Job, run_jobs
+    from docclean_assets.engine.isolate import Job, run_jobs
     from docclean_assets.extract.settings import LimitSettings
 
     path = tmp_path / "deck.pptx"

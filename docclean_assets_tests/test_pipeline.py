@@ -7,7 +7,7 @@ import dagster as dg
 import pytest
 
 from docclean_assets.cli import main as cli_main
-from docclean_assets.graph import build_defs
+from docclean_assets.defs.definitions import build_defs
 from docclean_assets.store.tables import Store
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -159,7 +159,7 @@ def test_cli_run_sql_and_exit_codes(tmp_path, capsys, monkeypatch):
     assert len(runs) == 1 and runs[0].tags["dagster/partition"] == "web"  # recorded for the UI
     assert runs[0].job_name == "ingest"
     # found by the filter the UI's job page uses (dagster_graphql: job name and repository label tag)
-    from docclean_assets.graph import CODE_LOCATION, REPOSITORY_LABEL
+    from docclean_assets.defs.definitions import CODE_LOCATION, REPOSITORY_LABEL
 
     assert f"code_location_name = \"{CODE_LOCATION}\"" in (PROJECT / "pyproject.toml").read_text()
     assert f"location_name: {CODE_LOCATION}" in (PROJECT / "workspace.yaml").read_text()
@@ -238,9 +238,9 @@ def test_schedule_and_sensor_request_the_source_partition(tmp_path):
 
 
 def test_definitions_module_loads():
-    from docclean_assets.definitions import defs
+    from docclean_assets.defs.definitions import defs
 
-    dg.Definitions.validate_loadable(defs)
+    dg.Definitions.validate_loadable(defs())
 
 
 @pytest.fixture
@@ -266,7 +266,7 @@ def web_server():
 
 
 def test_url_source_fetches_politely_and_records_failures(tmp_path, web_server):
-    import docclean_assets.inventory as inventory
+    from docclean_assets.ingest import fetch
 
     base, agents = web_server
     urls = [f"{base}/a.html", f"{base}/b", f"{base}/missing", f"{base}/big.html"]
@@ -281,7 +281,7 @@ def test_url_source_fetches_politely_and_records_failures(tmp_path, web_server):
     assert raw[f"{base}/b"] == (200, "html", None)  # no extension: the bytes say html
     assert raw[f"{base}/missing"][0] == 404 and "404" in raw[f"{base}/missing"][2]
     assert "larger than 4000 bytes" in raw[f"{base}/big.html"][2]
-    assert all(a == inventory.USER_AGENT for a in agents)
+    assert all(a == fetch.USER_AGENT for a in agents)
     status = dict(_rows(data, "SELECT path, status FROM quality_report"))
     assert status == {f"{base}/a.html": "ok", f"{base}/b": "ok", f"{base}/missing": "failed", f"{base}/big.html": "failed"}
     body = " ".join(r[0] for r in _rows(data, f"SELECT text FROM normalized_blocks WHERE path = '{base}/b' AND drop_reason IS NULL"))

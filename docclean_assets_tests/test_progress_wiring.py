@@ -3,8 +3,8 @@
 writing to the step's log puts one line per batch in the run's event log (what the UI shows)."""
 import dagster as dg
 
-from docclean_assets.graph import build_defs
-from docclean_assets.progress import BatchCommitted, LineProgress, NullProgress, Progress, Tee
+from docclean_assets.defs.definitions import build_defs
+from docclean_assets.pipeline.progress import BatchCommitted, LineProgress, NullProgress, Progress, Tee
 
 PARTITIONS = dg.StaticPartitionsDefinition(["web"])
 

@@ -2,7 +2,7 @@
 import pytest
 
 from docclean_assets.extract.api import extract_document
-from docclean_assets.render import RenderError, chromium_path, render_url
+from docclean_assets.ingest.render import RenderError, chromium_path, render_url
 from docclean_assets_tests.httpserve import loopback_server, send
 
 SHELL = b"""<!doctype html><html><head><title>App</title><script src="/app.js"></script></head>
@@ -52,7 +52,7 @@ def test_missing_browser_is_a_clear_error(monkeypatch):
 def test_render_true_url_source_ingests_the_rendered_article(app_server, tmp_path):
     import dagster as dg
 
-    from docclean_assets.graph import build_defs
+    from docclean_assets.defs.definitions import build_defs
     from docclean_assets.store.tables import Store
 
     cfg = tmp_path / "sources.yaml"
@@ -73,7 +73,7 @@ def test_render_true_url_source_ingests_the_rendered_article(app_server, tmp_pat
 def test_render_failure_is_that_pages_error_not_a_silent_shell(app_server, tmp_path, monkeypatch):
     import dagster as dg
 
-    from docclean_assets.graph import build_defs
+    from docclean_assets.defs.definitions import build_defs
     from docclean_assets.store.tables import Store
 
     monkeypatch.setenv("DOCCLEAN_CHROMIUM", "/nonexistent/chromium")

@@ -184,7 +184,7 @@ def test_a_batch_is_committed_after_its_seconds_even_when_not_full(tmp_path):
 def test_the_dagster_run_log_moves_per_committed_batch(tmp_path):
     import dagster as dg
 
-    from docclean_assets.graph import build_defs
+    from docclean_assets.defs.definitions import build_defs
 
     _folder(tmp_path / "docs", _pages(7))
     defs = build_defs(_config(tmp_path, "sources"), tmp_path / "data")

@@ -9,17 +9,17 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from docclean_assets import inventory
+from docclean_assets.ingest import discover, inventory
 from docclean_assets.cli import main as cli_main
 from docclean_assets.extract.settings import LimitSettings, Settings
-from docclean_assets.graph import build_defs
+from docclean_assets.defs.definitions import build_defs
 from docclean_assets.pipeline.raw import raw_files_table
-from docclean_assets.schedules import folder_fingerprint
-from docclean_assets.sources import Source, SourceConfigError, load_sources
+from docclean_assets.defs.schedules import folder_fingerprint
+from docclean_assets.ingest.sources import Source, SourceConfigError, load_sources
 from docclean_assets.store.location import StorageUnavailable
 from docclean_assets.store.settings import StorageSettings
 from docclean_assets.store.tables import Store
-from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets_tests import s3server
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
@@ -182,7 +182,7 @@ def test_an_oversized_object_is_refused_unread_and_a_replaced_one_costs_its_own_
     assert {r["path"]: r["error"] for r in table.to_pylist()} == {"big.html": None, "small.html": None}
 
     # an object replaced between the listing and its download: its own row says so, never mixed versions
-    loc, listed = inventory.list_objects(src, StorageSettings())
+    loc, listed = discover.list_objects(src, StorageSettings())
     fs.pipe_file(f"{bucket}/in/small.html", small + b"<p>later</p>")
     stale = next(o for o in listed if o.rel == "small.html")
     row = inventory._object_row("s", "small.html", "blob", stale, loc, LimitSettings())
@@ -215,7 +215,7 @@ def test_a_source_bucket_that_cannot_be_read_fails_the_run_in_one_line(s3_env, t
         assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
     assert "a-wrong-secret-never-printed" not in err and "docclean-test-secret" not in err
     with pytest.raises((StorageUnavailable, SourceConfigError), match=expect.replace("(", r"\(")):
-        inventory.list_objects(Source("cloud", prefix=prefix), StorageSettings())
+        discover.list_objects(Source("cloud", prefix=prefix), StorageSettings())
 
 
 def test_an_object_deleted_after_listing_is_a_failed_row_that_says_so(s3_env, tmp_path):

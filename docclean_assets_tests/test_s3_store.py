@@ -71,7 +71,7 @@ def test_the_pipeline_on_s3_writes_the_same_tables_as_on_a_local_disk(s3_env, tm
 def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from_there(s3, tmp_path, monkeypatch):
     from multiprocessing import forkserver
 
-    import docclean_assets.extract.isolate  # noqa: F401 - sets the fork server's preload
+    import docclean_assets.engine.isolate  # noqa: F401 - sets the fork server's preload
     from docclean_assets_tests.httpserve import loopback_server, send
 
     # the workers' fork server starts before the credentials are set, as when a long-lived process

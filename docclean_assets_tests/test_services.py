@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from docclean_assets.store.tables import Store
-from docclean_assets.render import chromium_path
+from docclean_assets.ingest.render import chromium_path
 from docclean_assets_tests.browser import browser_page
 from docclean_assets_tests.lineage import LINEAGE
 

@@ -14,9 +14,9 @@ import dagster as dg
 import pyarrow as pa
 import pytest
 
-from docclean_assets.graph import EXECUTOR_ENV, executor
+from docclean_assets.defs.definitions import EXECUTOR_ENV, executor
 from docclean_assets.pipeline.shards import shard_keys, shard_of, shard_rows, stale_keys
-from docclean_assets.sources import SourceConfigError, load_sources
+from docclean_assets.ingest.sources import SourceConfigError, load_sources
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.test_pipeline import _materialize, _meta, _page, _rows
 from docclean_assets_tests.test_services import project_env
@@ -109,7 +109,7 @@ def test_a_sharded_source_gives_the_tables_of_the_unsharded_one_and_reshards_wit
 
 
 def test_a_failing_shard_fails_its_step_and_leaves_the_others_committed(tmp_path, monkeypatch):
-    import docclean_assets.parse_asset as parse_asset
+    import docclean_assets.defs.parse_asset as parse_asset
 
     cfg, out = _config(tmp_path, 3), tmp_path / "out"
     real = parse_asset.parse_stage.parse_source

@@ -6,7 +6,7 @@ import hashlib
 import dagster as dg
 import pytest
 
-from docclean_assets.graph import build_defs
+from docclean_assets.defs.definitions import build_defs
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.httpserve import loopback_server, send
 

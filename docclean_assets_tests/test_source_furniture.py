@@ -95,7 +95,7 @@ def _inspect_draws_the_stored_verdicts(cfg: Path, out: Path, tmp_path: Path) -> 
     from PIL import Image
 
     from docclean_assets.cli import main as cli_main
-    from docclean_assets.extract.inspect import KIND_COLOURS
+    from docclean_assets.extract.pdf.inspect import KIND_COLOURS
 
     [(x0, y0, x1, y1)] = _rows(out, f"SELECT x0, y0, x1, y1 FROM normalized_blocks WHERE path = 'article-2.pdf' "
                                     f"AND text = '{_masthead(2)}'")

@@ -3,7 +3,8 @@ import os
 
 import pytest
 
-from docclean_assets.sources import SourceConfigError, discover_files, load_sources
+from docclean_assets.ingest.discover import discover_files
+from docclean_assets.ingest.sources import SourceConfigError, load_sources
 
 
 def _write(tmp_path, text):

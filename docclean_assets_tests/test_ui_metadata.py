@@ -14,12 +14,12 @@ import pytest
 from PIL import Image
 
 from docclean_assets.pipeline.health import failed_limit
-from docclean_assets.graph import INGEST_JOB, build_defs
-from docclean_assets.insight import INLINE_MD_CHARS, KEPT
-from docclean_assets.sources import Source
+from docclean_assets.defs.definitions import INGEST_JOB, build_defs
+from docclean_assets.defs.insight import INLINE_MD_CHARS, KEPT
+from docclean_assets.ingest.sources import Source
 from docclean_assets.store.tables import TABLES, Store
-from docclean_assets.tables import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
-from docclean_assets.versions import CODE_VERSION, DATA_VERSION_TAG
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.defs.versions import CODE_VERSION, DATA_VERSION_TAG
 from docclean_assets_tests.test_pipeline import _materialize, _page, _source
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -161,7 +161,7 @@ def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_pa
     def no_drawing(*args, **kwargs):
         raise AssertionError("an unchanged quality_report drew its histogram again")
 
-    monkeypatch.setattr("docclean_assets.insight.retention_png", no_drawing)
+    monkeypatch.setattr("docclean_assets.defs.insight.retention_png", no_drawing)
     again = _materializations(_materialize(SAMPLES, tmp_path, "office", instance))
     for asset, mat in _materializations(results["office"]).items():
         assert again[asset].tags[DATA_VERSION_TAG] == mat.tags[DATA_VERSION_TAG], asset
@@ -208,7 +208,7 @@ def test_every_asset_has_owners_tags_kinds_and_the_parser_code_version(tmp_path)
 @pytest.mark.parametrize("schema", [RAW_FILES_SCHEMA, BLOCKS_SCHEMA, DOCS_SCHEMA, BOILERPLATE_SCHEMA, QUALITY_SCHEMA],
                          ids=["raw_files", "blocks", "documents", "boilerplate", "quality"])
 def test_every_column_is_described(schema):
-    from docclean_assets.meta import schema_meta
+    from docclean_assets.defs.meta import schema_meta
 
     columns = schema_meta(schema).columns
     assert [c.name for c in columns] == schema.names

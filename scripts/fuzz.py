@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from docclean_assets.extract.isolate import Job, run_jobs  # noqa: E402
+from docclean_assets.engine.isolate import Job, run_jobs  # noqa: E402
 from docclean_assets.extract.settings import LimitSettings, Settings  # noqa: E402
 from docclean_assets.extract.sniff import EXTENSIONS  # noqa: E402
 

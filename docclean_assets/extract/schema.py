@@ -1,6 +1,6 @@
 """The one record's explicit pyarrow schema (a block's columns, a report's columns derived from DocReport),
 and values fitted to it: what a worker hands over for one document. The tables of the pipeline are
-built on these in the Dagster layer (docclean_assets/tables.py)."""
+built on these in the Dagster layer (docclean_assets/pipeline/schemas.py)."""
 from __future__ import annotations
 
 import math

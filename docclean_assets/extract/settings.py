@@ -3,7 +3,7 @@ which gathers them with each format's own (pdf/, office/, html/, ocr/ settings.p
 
 Each field says its unit in its name or comment and what it was calibrated on. Sections are
 frozen dataclasses gathered in `Settings`; `Settings()` is the default configuration. The Dagster
-layer's own section (fetch, in docclean_assets/sources.py) is read with the same `section_from_dict`.
+layer's own section (fetch, in docclean_assets/ingest/sources.py) is read with the same `section_from_dict`.
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from docclean_assets.extract.chunk import Chunk, blocks_to_chunks, chunk_ids, to
 from docclean_assets.extract.settings import ChunkSettings
 from docclean_assets.pipeline.derive import documents_with_blocks
 from docclean_assets.store.tables import Store, StoreError, create_view
-from docclean_assets.tables import (
+from docclean_assets.pipeline.schemas import (
     BLOCKS_SCHEMA, CHUNK_CHANGES_SCHEMA, CHUNK_DOCS_SCHEMA, CHUNKS_SCHEMA, NORMALIZED_DOCS_SCHEMA, table_to_blocks,
 )
 

@@ -27,9 +27,9 @@ from docclean_assets.extract.quality import Band, band_for, document_figures
 from docclean_assets.extract.schema import row_to_report
 from docclean_assets.extract.settings import BoilerplateSettings, Settings
 from docclean_assets.pipeline.raw import rows_to_table
-from docclean_assets.sources import Source
+from docclean_assets.ingest.sources import Source
 from docclean_assets.store.tables import Store
-from docclean_assets.tables import (
+from docclean_assets.pipeline.schemas import (
     BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, DocRef, NORMALIZED_DOCS_SCHEMA, QUALITY_SCHEMA,
     RAW_FILES_SCHEMA, blocks_to_table, table_to_blocks,
 )

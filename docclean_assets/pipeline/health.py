@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from docclean_assets.extract.quality import band_for
 from docclean_assets.extract.settings import QualitySettings
-from docclean_assets.sources import Source
+from docclean_assets.ingest.sources import Source
 
 # The quality_report columns the verdicts read (one row per document: read only these).
 HEALTH_COLUMNS = ["path", "status", "error", "retention_ratio", "deletions", "insertions", "moves", "comment_refs"]

@@ -18,18 +18,22 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from docclean_assets.engine.blob import Extractor, extract_blob
+from docclean_assets.engine.isolate import Job, Outcome
+from docclean_assets.engine.run import Sink, Stored, parse_jobs
+from docclean_assets.engine.settings import EngineSettings
 from docclean_assets.extract.api import PARSER_VERSION
-from docclean_assets.extract.isolate import Job, Outcome
 from docclean_assets.extract.schema import CONTENT_SCHEMA, DocPayload
 from docclean_assets.extract.settings import Settings
-from docclean_assets.pipeline.engine import EngineSettings, Sink, Stored, parse_jobs
-from docclean_assets.progress import BatchCommitted, NullProgress, Progress
-from docclean_assets.sources import Source, text_to_name
-from docclean_assets.store.location import BLOB_EXTRACTOR, Location, is_url
+from docclean_assets.pipeline import schemas
+from docclean_assets.pipeline.progress import BatchCommitted, NullProgress, Progress
+from docclean_assets.ingest.discover import text_to_name
+from docclean_assets.ingest.sources import Source
+from docclean_assets.store.location import Location, is_url
 from docclean_assets.store.parts import Part, PartTarget, read_part
 from docclean_assets.store.settings import StoreSettings
 from docclean_assets.store.tables import Store
-from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, content_to_blocks_table, report_to_row
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, content_to_blocks_table, report_to_row
 
 # Errors kept in ParseStats.errors for logs and metadata; the count of failures is always exact.
 ERRORS_KEPT = 100
@@ -235,7 +239,7 @@ class _Run:
         self.batch = _Batch()
 
 
-def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings, extractor: str = BLOB_EXTRACTOR,
+def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings, extractor: Extractor = extract_blob,
                  force: bool = False, retry_failed: bool = False, progress: Progress | None = None,
                  engine: EngineSettings | None = None, key: str | None = None) -> ParseStats:
     """Parse what the last commit lacks, committing batches as documents finish; the caller holds the
@@ -266,7 +270,9 @@ def parse_source(store: Store, source: Source, raw: pa.Table, settings: Settings
                 store.location)
     target = PartTarget(store.uri("parsed_blocks", key),
                         None if store.location.is_local else store.location.access())
-    sink = Sink(target, lambda job: _ref(waiting[job.key][0]), plan.to_process - settled)
+    # on a cluster the workers turn blocks into rows (schemas' converter travels to them); the driver never does
+    sink = Sink(target, lambda job: _ref(waiting[job.key][0]), schemas.content_to_blocks_table,
+                plan.to_process - settled)
     for group in parse_jobs(jobs, settings.limits, extractor, engine or EngineSettings(), sink):
         for job, outcome in group:  # a group's documents share a part file: committed together
             _take(run, waiting.pop(job.key), outcome, target)

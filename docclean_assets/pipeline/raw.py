@@ -9,10 +9,10 @@ import pyarrow as pa
 from docclean_assets.extract.schema import fit_row
 from docclean_assets.extract.settings import Settings
 from docclean_assets.extract.sniff import EXTENSIONS
-from docclean_assets.inventory import folder_rows, object_rows, url_rows
-from docclean_assets.sources import FetchSettings, Source
+from docclean_assets.ingest.inventory import folder_rows, object_rows, url_rows
+from docclean_assets.ingest.sources import FetchSettings, Source
 from docclean_assets.store.location import Location
-from docclean_assets.tables import RAW_FILES_SCHEMA
+from docclean_assets.pipeline.schemas import RAW_FILES_SCHEMA
 
 
 def raw_files_table(source: Source, data_dir: Location | Path | str, settings: Settings,

@@ -15,7 +15,7 @@ import re
 import pyarrow as pa
 
 from docclean_assets.store.tables import PAIRS, Store
-from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA
 
 SHARD_SEP = "@"
 _SHARD_KEY = re.compile(r"^(?P<source>[a-z0-9][a-z0-9_-]*)@(?P<shard>\d{3,4})$")

@@ -9,7 +9,6 @@ profile); they are held in memory only: never logged, never written to a table o
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -271,7 +270,7 @@ def one_line(exc: BaseException) -> str:
 
 
 @lru_cache(maxsize=4)
-def _worker_fs(access: Access) -> Any:
+def worker_fs(access: Access) -> Any:
     """One client per worker process and access (a new one per document would cost a session each)."""
     return s3_filesystem(*access)
 
@@ -281,39 +280,4 @@ def worker_arrow_fs(access: Access) -> Any:
     """The worker's client for pyarrow (writing part files), one per process and access."""
     from pyarrow.fs import FSSpecHandler, PyFileSystem
 
-    return PyFileSystem(FSSpecHandler(_worker_fs(access)))
-
-
-def extract_object(blob: str, fmt: str, *, access: Access, sha256: str | None = None, **options: Any) -> Any:
-    """The worker's extractor for bytes on object storage: read the object with the credentials the
-    run resolved (never the worker's environment: the fork server may predate it), check it is still
-    the one raw_files hashed, extract it (a local blob goes through `worker.extract_file`)."""
-    from docclean_assets.extract.api import extract_document
-    from docclean_assets.extract.errors import ExtractionError
-    from docclean_assets.extract.model import Extraction
-
-    try:
-        data = _worker_fs(access).cat_file(blob)
-    except FileNotFoundError:  # deleted after raw_files listed it: this row, in one line
-        raise ExtractionError("object disappeared before it was parsed (listed by raw_files, gone when its worker "
-                              "read it); the next run drops its rows") from None
-    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
-        raise ExtractionError("object changed while being ingested (its bytes no longer match the sha256 that "
-                              "raw_files recorded); run again to ingest the new version")
-    result = extract_document(data, fmt, **options)
-    return Extraction(result.blocks, result.report)
-
-
-BLOB_EXTRACTOR = "docclean_assets.store.location:extract_blob"
-
-
-def extract_blob(blob: str, fmt: str, *, access: Access | None = None, **options: Any) -> Any:
-    """The worker's default extractor: an object-store URL through `extract_object` (with the `access`
-    the run resolved), a local file through `worker.extract_file`."""
-    if is_url(blob):
-        if access is None:
-            raise ValueError(f"{blob}: an object-store blob needs the run's storage access")
-        return extract_object(blob, fmt, access=access, **options)
-    from docclean_assets.extract.worker import extract_file
-
-    return extract_file(blob, fmt, **options)
+    return PyFileSystem(FSSpecHandler(worker_fs(access)))

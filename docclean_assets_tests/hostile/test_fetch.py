@@ -7,10 +7,10 @@ import threading
 import dagster as dg
 import pytest
 
-from docclean_assets.sources import FetchSettings
-from docclean_assets.graph import build_defs
-from docclean_assets import inventory
-from docclean_assets.inventory import fetch
+from docclean_assets.ingest.sources import FetchSettings
+from docclean_assets.defs.definitions import build_defs
+from docclean_assets.ingest import fetch as fetching
+from docclean_assets.ingest.fetch import fetch
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
 
@@ -95,7 +95,7 @@ class _Clock:
 def test_5xx_is_retried_with_backoff_and_4xx_is_not(site, monkeypatch):
     base, hits = site
     clock = _Clock()
-    monkeypatch.setattr(inventory, "time", clock)
+    monkeypatch.setattr(fetching, "time", clock)
     status, _ctype, body, error = fetch(f"{base}/flaky", FAST)
     assert (status, error, hits["/flaky"]) == (200, None, 3) and b"Tides" in body
     assert clock.sleeps == [0.05, 0.1]
@@ -123,7 +123,7 @@ def test_redirects_only_to_http_and_limited(site):
 def test_whole_fetch_deadline_and_size_cap(site, monkeypatch):
     base, _hits = site
     clock = _Clock(tick=0.4)  # the drip never ends and never stalls a read: only the whole-fetch deadline stops it
-    monkeypatch.setattr(inventory, "time", clock)
+    monkeypatch.setattr(fetching, "time", clock)
     status, _c, body, error = fetch(f"{base}/drip", FetchSettings(timeout_s=1, retries=0))
     assert body is None and error == "fetch failed: timed out after 1 s"
     assert clock.readings == 4  # the start, then one reading per chunk until 1.2 s > 1 s

@@ -3,7 +3,7 @@ clean refusal (an ExtractionError naming the broken part), not an exception esca
 where the broken part is not the package's main part, a document that loses only that part."""
 import pytest
 
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets_tests.hostile import cases as C
 

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from docclean_assets.extract.api import ExtractionError, extract_document
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.settings import LimitSettings, Settings
 from docclean_assets_tests.hostile import cases as C
 

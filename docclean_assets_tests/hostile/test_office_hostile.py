@@ -14,11 +14,11 @@ import pytest
 
 from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.office.numbering import MAX_LEVELS
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.layout import boxes_to_gutters, boxes_to_reading_order
 from docclean_assets.extract.office.common import parse_xml
 from docclean_assets.extract.office.xmlcheck import FIRST_READ_BYTES, READ_BYTES
-from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, block_to_row, report_to_row
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA, DocRef, block_to_row, report_to_row
 from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets_tests.fixtures.build_docx import CONTRACT_FOOTNOTE, CONTRACT_HEADER, contract_docx

@@ -11,7 +11,7 @@ from PIL import Image
 from docclean_assets.cli import main as cli_main
 from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.guard import check_html_bytes, merge_flooded
-from docclean_assets.extract.inspect import LEGEND_PX
+from docclean_assets.extract.pdf.inspect import LEGEND_PX
 from docclean_assets.extract.model import DocReport, Extraction
 from docclean_assets.extract.normalize import LINE_BREAK_HYPHEN
 from docclean_assets.extract.ocr.engine import engine_available

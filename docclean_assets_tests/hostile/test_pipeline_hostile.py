@@ -2,7 +2,7 @@
 per file with the expected status and error, the good files ok, no file needing the time limit."""
 import dagster as dg
 
-from docclean_assets.graph import build_defs
+from docclean_assets.defs.definitions import build_defs
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
 

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from docclean_assets.cli import main as cli_main
-from docclean_assets.graph import build_defs
+from docclean_assets.defs.definitions import build_defs
 from docclean_assets.store.tables import Store, StoreError
 from docclean_assets_tests.hostile import cases as C
 

@@ -9,16 +9,18 @@ import pyarrow as pa
 import pytest
 
 from docclean_assets.extract import clean
-from docclean_assets.extract.isolate import DEFAULT_EXTRACTOR
+from docclean_assets.engine.blob import Extractor, extract_file
 from docclean_assets.pipeline import derive
 from docclean_assets.pipeline.raw import raw_files_table
 from docclean_assets.extract.schema import fit_row
-from docclean_assets.tables import DOCS_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.pipeline.schemas import DOCS_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.extract.settings import LimitSettings, Settings
-from docclean_assets.sources import Source, name_to_text, text_to_name, walk_source
+from docclean_assets.ingest.discover import name_to_text, text_to_name, walk_source
+from docclean_assets.ingest.sources import Source
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
 from docclean_assets_tests.stages import derive_all, parse_into
+from docclean_assets_tests import faults
 
 INT32_MAX = 2**31 - 1
 
@@ -32,7 +34,7 @@ def _source(tmp_path: Path, files: dict[str, bytes]) -> Source:
     return Source("s", path=root)
 
 
-def _parse(src: Source, settings: Settings, extractor: str = DEFAULT_EXTRACTOR, raw: pa.Table | None = None,
+def _parse(src: Source, settings: Settings, extractor: Extractor = extract_file, raw: pa.Table | None = None,
            store: Store | None = None):
     store = store or Store(src.path.parent / "out")
     return parse_into(store, src, settings, extractor, raw)
@@ -40,7 +42,7 @@ def _parse(src: Source, settings: Settings, extractor: str = DEFAULT_EXTRACTOR, 
 
 def test_values_no_column_can_hold_are_fitted_in_the_worker(tmp_path):
     src = _source(tmp_path, {"absurd.html": C.good_html(), "good.html": C.good_html("Other page")})
-    _, blocks, docs, _ = _parse(src, Settings(), "docclean_assets_tests.faults:absurd_values")
+    _, blocks, docs, _ = _parse(src, Settings(), faults.absurd_values)
     absurd, good = docs["absurd.html"], docs["good.html"]
     assert absurd["status"] == good["status"] == "ok"
     assert absurd["pages"] == INT32_MAX and absurd["raw_chars"] == 2**63 - 1 and absurd["ocr_confidence"] is None
@@ -55,7 +57,7 @@ def test_values_no_column_can_hold_are_fitted_in_the_worker(tmp_path):
 
 def test_a_row_that_cannot_be_written_fails_only_its_document(tmp_path):
     src = _source(tmp_path, {"unwritable.html": C.good_html(), "good.html": C.good_html("Other page")})
-    _, _, docs, stats = _parse(src, Settings(), "docclean_assets_tests.faults:unwritable_meta")
+    _, _, docs, stats = _parse(src, Settings(), faults.unwritable_meta)
     assert docs["unwritable.html"]["status"] == "failed"
     assert docs["unwritable.html"]["error"].startswith("the document's rows could not be written (ValueError")
     assert docs["good.html"]["status"] == "ok" and stats.parsed == 1 and stats.failed == 1
@@ -107,7 +109,7 @@ def test_blocks_become_columns_only_when_every_value_fits_as_it_is():
     are always the fitted ones."""
     from docclean_assets.extract.model import BBox, Block
     from docclean_assets.extract.schema import CONTENT_SCHEMA, block_row, blocks_to_content, content_arrays, fit_block_row
-    from docclean_assets.tables import BLOCKS_SCHEMA, DocRef, block_to_row, blocks_to_table, table_to_blocks
+    from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DocRef, block_to_row, blocks_to_table, table_to_blocks
 
     plain = [Block(kind="heading", text="Title", seq=0, page=1, bbox=BBox(1.0, 2.0, 3.0, 4.0), level=1),
              Block(kind="paragraph", text="caf\u00e9 \u201cquoted\u201d", seq=1, orig_text="x", meta=(("k", "v"),)),

@@ -7,7 +7,7 @@ from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.guard import check_html_bytes
 from docclean_assets.extract.html.dom import key
 from docclean_assets.extract.html.match import Matcher, Seg
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.normalize import dehyphenate, vocabulary
 from docclean_assets.extract.html.settings import HtmlSettings
 from docclean_assets.extract.settings import LimitSettings, Settings
@@ -34,7 +34,7 @@ def test_every_text_stage_stays_linear_on_200000_character_tokens(tmp_path):
         jobs += [Job(f"{stage} / {shape}", str(blob), stage, {}, HEAVY_STAGE_DEADLINE_S.get(stage, STAGE_DEADLINE_S))
                  for stage in T.STAGE_NAMES]
     limits = LimitSettings(timeout_s=STAGE_DEADLINE_S, memory_mb=2048, workers=2)
-    outcomes = {job.key: o for job, o in run_jobs(jobs, limits, "docclean_assets_tests.hostile.cases_text:run_stage")}
+    outcomes = {job.key: o for job, o in run_jobs(jobs, limits, T.run_stage)}
     failed = {name: (o.kind, o.error) for name, o in outcomes.items() if o.kind != "ok"}
     assert not failed
     assert len(outcomes) == len(T.tokens()) * len(T.STAGE_NAMES)

@@ -4,7 +4,7 @@ import zipfile
 import pytest
 
 from docclean_assets.extract.model import BBox, Block, renumber
-from docclean_assets.tables import BLOCKS_SCHEMA, DocRef, blocks_to_table, table_to_blocks
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DocRef, blocks_to_table, table_to_blocks
 from docclean_assets.extract.sniff import doc_id, format_from_extension, sniff_format
 
 

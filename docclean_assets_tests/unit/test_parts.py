@@ -13,7 +13,7 @@ from deltalake import DeltaTable
 from docclean_assets.store.parts import PartTarget, read_part, write_part
 from docclean_assets.store.settings import StoreSettings
 from docclean_assets.store.tables import Store, StoreConflict
-from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA
 
 
 def _blocks(*paths: str, tag: str = "") -> pa.Table:

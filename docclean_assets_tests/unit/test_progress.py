@@ -8,7 +8,7 @@ import re
 import pytest
 from rich.console import Console
 
-from docclean_assets.progress import (
+from docclean_assets.pipeline.progress import (
     UNKNOWN,
     BatchCommitted,
     LineProgress,

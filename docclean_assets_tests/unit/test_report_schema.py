@@ -5,7 +5,7 @@ import pyarrow as pa
 
 from docclean_assets.extract.model import DocReport
 from docclean_assets.extract.schema import LOSS_FIELDS, REPORT_COLUMNS, report_fields, row_to_report
-from docclean_assets.tables import DOCS_SCHEMA, DOC_FIELDS, DocRef, QUALITY_SCHEMA, report_to_row
+from docclean_assets.pipeline.schemas import DOCS_SCHEMA, DOC_FIELDS, DocRef, QUALITY_SCHEMA, report_to_row
 
 # The columns a table adds around the report: the document's, the parse's, and the quality figures.
 _DOCS_OWN = {"source", "doc_id", "path", "status", "error", "parser_version", "parse_seconds"}

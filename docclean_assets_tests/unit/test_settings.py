@@ -4,7 +4,7 @@ from dataclasses import fields
 import pytest
 
 from docclean_assets.extract.settings import Settings, section_from_dict
-from docclean_assets.sources import FetchSettings
+from docclean_assets.ingest.sources import FetchSettings
 
 
 def test_overrides_and_validation():

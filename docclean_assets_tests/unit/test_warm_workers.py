@@ -4,10 +4,11 @@ import os
 import time
 from dataclasses import replace
 
-from docclean_assets.extract.isolate import Job, run_jobs
+from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.settings import LimitSettings, Settings
+from docclean_assets_tests import faults
 
-WHO = "docclean_assets_tests.faults:whoami"
+WHO = faults.whoami
 ONE = LimitSettings(workers=1, timeout_s=60)
 
 
@@ -38,11 +39,11 @@ def test_a_document_that_dies_in_a_warm_worker_is_parsed_again_in_a_fresh_one(tm
 
 
 def test_a_crash_or_a_timeout_replaces_the_worker_and_costs_only_its_document(tmp_path):
-    crash = "docclean_assets_tests.faults:crash_or_extract"
+    crash = faults.crash_or_extract
     out = dict(_run(tmp_path, ["a.html", "crash.html", "b.html"], extractor=crash))
     assert out["crash.html"].kind == "died" and out["a.html"].kind == out["b.html"].kind == "ok"
     out = dict(_run(tmp_path, ["p.html", "hang.html", "q.html"], replace(ONE, timeout_s=2),
-                    "docclean_assets_tests.faults:hang_or_extract"))
+                    faults.hang_or_extract))
     assert out["hang.html"].error == "timed out after 2 s" and out["q.html"].kind == "ok"
 
 
@@ -95,7 +96,7 @@ def _alive(pid: int) -> bool:
 
 def test_how_many_workers_and_how_long_they_live_parse_nothing_again(tmp_path):
     from docclean_assets.pipeline.parse import parse_version
-    from docclean_assets.sources import Source
+    from docclean_assets.ingest.sources import Source
 
     source, base = Source("s", tmp_path), LimitSettings()
     version = parse_version(source, Settings(limits=base))

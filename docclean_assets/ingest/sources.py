@@ -1,22 +1,27 @@
-"""sources.yaml -> validated source definitions; file discovery and polite fetching. No dagster."""
+"""The sources file: where it is by default, and sources.yaml -> validated source definitions and the
+settings of every room (the library's sections, fetch, store, storage, engine)."""
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 from croniter import croniter
 
+from docclean_assets.engine.settings import EngineSettings
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.settings import Settings, section_from_dict
-from docclean_assets.store.location import Location, StoreError, is_url
-from docclean_assets.pipeline.engine import EngineSettings
-from docclean_assets.store.settings import StorageSettings, StoreSettings
-from docclean_assets.extract.sniff import EXTENSIONS
 from docclean_assets.extract.validation import check_section, did_you_mean
+from docclean_assets.store.location import Location, StoreError, is_url
+from docclean_assets.store.settings import StorageSettings, StoreSettings
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# Environment variables that move the defaults (used by `dagster dev`, the CLI and the tests).
+SOURCES_ENV = "DOCCLEAN_SOURCES"
+DATA_DIR_ENV = "DOCCLEAN_DATA_DIR"
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")  # safe as a partition key and a hive path segment
 SOURCE_KEYS = {"path", "urls", "html", "schedule", "retention_band", "max_revisions", "speaker_notes", "render",
@@ -28,7 +33,17 @@ OCR_MODES = ("auto", "off", "force")
 # few minutes of parsing) a shard; beyond that a shard's step costs more to start than to run.
 MAX_SHARDS = 1024
 TOP_KEYS = {"sources", "settings"}
-_OWN_SECTIONS = ("fetch", "store", "storage", "engine")  # settings sections of the Dagster layer, not the library
+_OWN_SECTIONS = ("fetch", "store", "storage", "engine")  # settings sections of the rooms around the library
+
+
+def default_sources_file() -> Path:
+    """$DOCCLEAN_SOURCES, else the bundled data/sources.yaml."""
+    return Path(os.environ.get(SOURCES_ENV) or PROJECT_ROOT / "data" / "sources.yaml")
+
+
+def default_data_dir() -> str | Path:
+    """$DOCCLEAN_DATA_DIR as given (a URL must reach the store intact), else data/out next to the samples."""
+    return os.environ.get(DATA_DIR_ENV) or PROJECT_ROOT / "data" / "out"
 
 
 class SourceConfigError(ValueError):
@@ -239,103 +254,3 @@ def load_sources(file: str | Path) -> SourcesConfig:
     except (TypeError, ValueError) as exc:
         raise SourceConfigError(f"{file}: settings: {exc}") from exc
     return SourcesConfig(file, sources, settings, fetch, store, storage, engine)
-
-
-class Walk(NamedTuple):
-    """What discovery found below a source's root: files to read, and entries it had to refuse."""
-
-    files: list[tuple[str, Path]]  # (relative '/'-path, absolute path), sorted
-    refused: list[tuple[str, str]]  # (relative path, why): links out of the root, unreadable folders
-    skipped: dict[str, int]  # files of a type docclean does not read, per extension (count_other_type)
-
-
-def walk_source(root: Path) -> Walk:
-    """Every supported file below root, never leaving it; links it will not follow and folders it
-    cannot list are returned as refusals (they get a failed row instead of vanishing silently)."""
-    root = root.resolve()
-    files: list[tuple[str, Path]] = []
-    refused: list[tuple[str, str]] = []
-    skipped: dict[str, int] = {}
-
-    def unreadable(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename else root
-        rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
-        refused.append((f"{rel.rstrip('/')}/", f"unreadable folder: {exc.strerror or exc}; the files below it "
-                        "were not listed (check its permissions)"))
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if discoverable_folder(d))
-        for fname in sorted(filenames):
-            if not discoverable_file(fname):
-                count_other_type(fname, skipped)
-                continue
-            full = Path(dirpath) / fname
-            rel = full.relative_to(root).as_posix()
-            why = _refusal(full, root)
-            if why is None:
-                files.append((rel, full))
-            else:
-                refused.append((rel, why))
-    return Walk(sorted(files), sorted(refused), skipped)
-
-
-def discoverable_folder(name: str) -> bool:
-    """Whether discovery looks inside a folder of this name (hidden folders are skipped)."""
-    return not name.startswith(".")
-
-
-def discoverable_file(name: str) -> bool:
-    """Whether discovery takes a file of this name: a supported extension, not hidden, not an Office
-    lock file (`~$report.docx`)."""
-    return not name.startswith((".", "~$")) and Path(name).suffix.lower() in EXTENSIONS
-
-
-def count_other_type(name: str, counts: dict[str, int]) -> None:
-    """Count a file discovery passed over for its type under its extension; hidden and lock files
-    are passed over on purpose and not counted."""
-    if not name.startswith((".", "~$")):
-        ext = Path(name).suffix.lower() or "(no extension)"
-        counts[ext] = counts.get(ext, 0) + 1
-
-
-def _refusal(full: Path, root: Path) -> str | None:
-    """Why discovery will not read this entry (a link out of the root, dangling, not a file), or None."""
-    try:
-        if not full.is_symlink():
-            return None if full.is_file() else "refused: not a regular file"
-        real = full.resolve()
-    except OSError as exc:
-        return f"unreadable: {exc.strerror or exc}"
-    if not real.exists():
-        return "refused: dangling symbolic link"
-    if not real.is_relative_to(root):
-        return "refused: symbolic link pointing outside the source root"
-    if not real.is_file():
-        return "refused: symbolic link to something that is not a file"
-    return None
-
-
-def discover_files(root: Path) -> list[tuple[str, Path]]:
-    """(relative '/'-path, absolute path) of every supported file below root, never leaving it."""
-    return walk_source(root).files
-
-
-# File names are stored as text, losslessly: os.fsdecode turns each byte of a name that is not UTF-8
-# into a lone surrogate (U+DC80-U+DCFF), which no Parquet string can hold. Such a byte is stored as
-# the four characters '\xNN' and a literal backslash as '\\', so `text_to_name` gives the exact name back.
-_ESCAPED = re.compile(r"\\(\\|x[0-9a-f]{2})")
-
-
-def name_to_text(name: str) -> str:
-    """A file name (str from the file system) as text Parquet can store, reversibly."""
-    if not any(c == "\\" or "\udc80" <= c <= "\udcff" for c in name):
-        return name
-    return "".join("\\\\" if c == "\\" else f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else c
-                   for c in name)
-
-
-def text_to_name(text: str) -> str:
-    """The file name `name_to_text` stored."""
-    if "\\" not in text:
-        return text
-    return _ESCAPED.sub(lambda m: "\\" if m.group(1) == "\\" else chr(0xDC00 + int(m.group(1)[1:], 16)), text)

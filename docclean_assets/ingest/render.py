@@ -1,12 +1,13 @@
-"""Client-rendered pages through headless Chromium: the DOM after the page's scripts ran."""
+"""Client-rendered pages through headless Chromium: the DOM after the page's scripts ran. The browser
+dies with the docclean process that started it, however that process ends (SIGKILL included)."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-
-from docclean_assets.extract.lifecycle import tied_command
 
 # Where Debian's chromium package puts the browser; $DOCCLEAN_CHROMIUM overrides.
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
@@ -14,6 +15,19 @@ CHROMIUM_CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 _FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
           "--disable-background-networking", "--disable-component-update", "--disable-sync",
           "--disable-extensions", "--mute-audio")
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    return shutil.which("setpriv") if sys.platform.startswith("linux") else None
+
+
+def tied_command(cmd: list[str]) -> list[str]:
+    """`cmd` run so that it is SIGKILLed when the process that started it exits: through util-linux's
+    `setpriv --pdeathsig` (an exec, no Python code between fork and exec, so safe from a threaded
+    parent), or as it is where setpriv is missing."""
+    setpriv = _setpriv()
+    return [setpriv, "--pdeathsig", "KILL", "--", *cmd] if setpriv else cmd
 
 
 class RenderError(Exception):

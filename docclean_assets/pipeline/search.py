@@ -1,7 +1,7 @@
 """Chunks out of the store (issue 34, point 5): a source's chunks as a pyarrow table, as Parquet or JSONL
 files, and BM25 search over them, to work back from a bad answer to the blocks it came from.
 
-    from docclean_assets.retrieval import read_chunks
+    from docclean_assets.pipeline.search import read_chunks
     table = read_chunks("reports", data_dir="data/out")   # pyarrow.Table, CHUNKS_SCHEMA
 
 Search uses bm25s (sparse-matrix BM25, numpy only): the same scoring a user's first index would use,
@@ -17,9 +17,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from docclean_assets.paths import default_data_dir
+from docclean_assets.ingest.sources import default_data_dir
 from docclean_assets.store.tables import Store
-from docclean_assets.tables import CHUNKS_SCHEMA
+from docclean_assets.pipeline.schemas import CHUNKS_SCHEMA
 
 # Columns a listing or a search hit shows (boxes, seqs and the rest stay in the table).
 SHOWN = ["source", "path", "chunk_id", "chunk_index", "role", "heading_path", "pages", "tokens", "text"]

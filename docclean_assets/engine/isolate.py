@@ -30,16 +30,17 @@ from multiprocessing import forkserver
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from docclean_assets.engine import blob, worker
+from docclean_assets.engine.blob import Extractor, extract_file
+from docclean_assets.engine.worker import BYE, CLEAN_KINDS, READY, grown, recall, remember, serve
 from docclean_assets.extract.settings import LimitSettings
-from docclean_assets.extract.worker import BYE, CLEAN_KINDS, READY, grown, recall, remember, serve
 
-DEFAULT_EXTRACTOR = "docclean_assets.extract.worker:extract_file"
 # Modules the fork server imports once so every worker starts warm (tesserocr: the OCR engine's
 # library, imported only, no engine started; pandas: pyarrow's Table.from_pylist imports it on its
 # first call, 0.29 s a worker). Not OpenCV: its import reserves ~440 MiB of address space (numpy
 # included), which every worker would then carry under LimitSettings.memory_mb; a document whose
 # pictures reach the text gate imports it itself (~0.2 s, once per worker).
-_PRELOAD = ["docclean_assets.extract.api", "docclean_assets.extract.worker", "pypdfium2", "docx", "pptx",
+_PRELOAD = [blob.__name__, worker.__name__, "pypdfium2", "docx", "pptx",
             "trafilatura", "selectolax.lexbor", "tesserocr", "pandas"]
 _CTX = mp.get_context("forkserver")
 _ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
@@ -148,7 +149,7 @@ class _Worker:
         """How far its resident memory has grown since it started."""
         return grown(self.fresh_mib, self.rss_mib)
 
-    def assign(self, job: Job, extractor: str, limits: LimitSettings) -> None:
+    def assign(self, job: Job, extractor: Extractor, limits: LimitSettings) -> None:
         """Queue a job here; sent at once when the worker is ready, else when it says it is."""
         if self.ready:
             if not self.queue:
@@ -156,12 +157,12 @@ class _Worker:
             self._send(job, extractor, limits)
         self.queue.append(job)
 
-    def on_ready(self, fresh_mib: float | None, extractor: str, limits: LimitSettings) -> None:
+    def on_ready(self, fresh_mib: float | None, extractor: Extractor, limits: LimitSettings) -> None:
         self.ready, self.fresh_mib, self.started = True, fresh_mib, time.monotonic()
         for job in self.queue:
             self._send(job, extractor, limits)
 
-    def _send(self, job: Job, extractor: str, limits: LimitSettings) -> None:
+    def _send(self, job: Job, extractor: Extractor, limits: LimitSettings) -> None:
         buf = io.BytesIO()
         _JobPickler(buf, self.kept).dump((extractor, job, limits))
         try:
@@ -248,7 +249,7 @@ _IDLE = _Idle()
 
 
 def run_jobs(jobs: Iterable[Job], limits: LimitSettings,
-             extractor: str = DEFAULT_EXTRACTOR) -> Iterator[tuple[Job, Outcome]]:
+             extractor: Extractor = extract_file) -> Iterator[tuple[Job, Outcome]]:
     """Yield (job, outcome) as documents finish, parsed by at most `limits.workers` workers at a time,
     each sent up to DEPTH documents; jobs are taken from the iterable only as workers have room for
     them, so a source of any size is never listed in memory."""
@@ -273,7 +274,7 @@ def run_jobs(jobs: Iterable[Job], limits: LimitSettings,
 class _Run:
     """One run_jobs call: its workers with work, and the jobs to send again."""
 
-    def __init__(self, pending: Iterator[Job], limits: LimitSettings, extractor: str) -> None:
+    def __init__(self, pending: Iterator[Job], limits: LimitSettings, extractor: Extractor) -> None:
         self.pending, self.limits, self.extractor = pending, limits, extractor
         self.size = limits.workers or os.cpu_count() or 1
         self.busy: dict[Connection, _Worker] = {}

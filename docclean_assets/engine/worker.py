@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import hashlib
-import importlib
 import os
 import pickle
 import resource
@@ -18,13 +16,11 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from functools import cache
 from multiprocessing.connection import Connection
 from typing import Any
 
 import pyarrow as pa
 
-from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.errors import ExtractionError, stable_message
 from docclean_assets.extract.model import Extraction
 from docclean_assets.extract.schema import extraction_to_payload
@@ -37,31 +33,6 @@ BYE = "bye"
 # Outcomes after which the worker takes further documents; after any other (a memory blow-up, a
 # recursion overflow, an exception a backend did not expect) its state is suspect and it exits.
 CLEAN_KINDS = frozenset({"ok", "refused"})
-
-
-def extract_file(blob: str, fmt: str, *, sha256: str | None = None, **options: Any) -> Any:
-    """Read the file and extract it: the default extractor run inside a worker. With `sha256` (the
-    content address raw_files took), bytes that no longer match are refused: the blocks stored under
-    a doc_id are always those of its bytes. The stage trace (every char of every page, for debugging)
-    stays in the worker: only blocks and report return."""
-    try:
-        with open(blob, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:  # deleted (or moved) after raw_files listed it: this row, in one line
-        raise ExtractionError("file disappeared before it was parsed (listed by raw_files, gone when its worker "
-                              "opened it); the next run drops its rows") from None
-    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
-        raise ExtractionError("file changed while being ingested (its bytes no longer match the sha256 that "
-                              "raw_files recorded); run again to ingest the new version")
-    result = extract_document(data, fmt, **options)
-    return Extraction(result.blocks, result.report)
-
-
-@cache
-def resolve(dotted: str) -> Callable[..., Any]:
-    """The function named 'module:function' (imported once per worker)."""
-    module, _, name = dotted.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 _KEPT: dict[int, Any] = {}  # the settings objects the process running the jobs has sent, by number
@@ -128,10 +99,10 @@ def _documents(conn: Connection, idle_s: float, hard: int) -> None:
             return
 
 
-def run(extractor: str, job: Any, limits: LimitSettings) -> tuple[str, Any]:
+def run(extractor: Callable[..., Any], job: Any, limits: LimitSettings) -> tuple[str, Any]:
     """(kind, result or message) of one document: its extraction, and its rows when the job asks."""
     try:
-        result = resolve(extractor)(job.blob, job.fmt, **job.options)
+        result = extractor(job.blob, job.fmt, **job.options)
         if job.rows:
             result = rows(result, limits)
         return "ok", result

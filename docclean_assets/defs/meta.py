@@ -6,8 +6,8 @@ import math
 import dagster as dg
 import pyarrow as pa
 
-from docclean_assets.resources import Docclean
-from docclean_assets.tables import column_description
+from docclean_assets.defs.resources import Docclean
+from docclean_assets.pipeline.schemas import column_description
 
 _TYPES = {"int": "int", "float": "float", "bool": "bool"}  # Python type -> the UI's column type
 

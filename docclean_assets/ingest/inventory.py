@@ -1,28 +1,21 @@
-"""The raw_files inventory of a source: every file found or URL fetched, sniffed and addressed."""
+"""The raw_files rows of a source: every file found (discover.py) or URL fetched (fetch.py), hashed,
+sniffed and addressed; an entry that cannot be read is a row with its error, never a gap."""
 from __future__ import annotations
 
 import datetime as dt
-import http.client
 import tempfile
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets.extract.sniff import doc_id, file_doc_id, format_from_extension, sniff_file, sniff_format
+from docclean_assets.ingest.discover import Listed, list_objects, name_to_text, text_to_name, walk_source
+from docclean_assets.ingest.fetch import CHUNK_BYTES, Fetched, fetch_page, render_page
+from docclean_assets.ingest.sources import FetchSettings, Source
 from docclean_assets.store.location import Location, is_url, one_line
 from docclean_assets.store.settings import StorageSettings
-from docclean_assets.sources import (
-    FetchSettings, Source, SourceConfigError, count_other_type, discoverable_file, discoverable_folder, name_to_text,
-    text_to_name, walk_source,
-)
 
-USER_AGENT = "docclean/0.1 (document-cleaning pipeline; polite fetcher)"
-CHUNK_BYTES = 64 * 1024  # body read size between deadline checks
 _CONTENT_TYPES = {"application/pdf": "pdf", "text/html": "html", "application/xhtml+xml": "html",
                   "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
                   "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx"}
@@ -116,16 +109,6 @@ def _head(path: Path) -> bytes:
         return fh.read(4)
 
 
-class Listed(NamedTuple):
-    """One object below a folder source's prefix, as the listing gives it."""
-
-    rel: str  # the key below the prefix, '/'-separated like a local relative path
-    key: str
-    etag: str
-    size: int
-    modified: dt.datetime
-
-
 class ObjectInventory(NamedTuple):
     """The rows of a folder source on object storage, and what building them cost."""
 
@@ -133,43 +116,6 @@ class ObjectInventory(NamedTuple):
     downloaded: int  # objects read (new or changed: another ETag or size than the last inventory's)
     reused: int  # unchanged objects whose last row was taken as it was, without reading them
     skipped: dict[str, int]  # objects of a type docclean does not read, per extension
-
-
-def list_objects(source: Source, storage: StorageSettings,
-                 skipped: dict[str, int] | None = None) -> tuple[Location, list[Listed]]:
-    """Every object below the source's prefix that discovery takes (recursive; the extension and
-    hidden-name rules of a local folder; folder markers skipped), sorted by key; `skipped` gets the
-    objects of other types, per extension. StorageUnavailable when the bucket cannot be reached,
-    does not exist or refuses the credentials."""
-    assert source.prefix is not None
-    loc = Location(source.prefix, storage)
-    loc.check(f"source {source.name!r} ({loc.url})")
-    prefix = loc.url.split("://", 1)[1].partition("/")[2]
-    prefix = f"{prefix}/" if prefix else ""  # `docs/`: never the neighbouring `docs-old/`
-    found: list[Listed] = []
-    token: dict[str, str] = {}
-    keys = 0
-    while True:  # ListObjectsV2 pages of up to 1000 keys; every listing is fresh (no cache)
-        page = loc.fs.call_s3("list_objects_v2", Bucket=loc.bucket, Prefix=prefix, **token)
-        for obj in page.get("Contents", []):
-            key = obj["Key"]
-            keys += 1
-            rel = key[len(prefix):]
-            *folders, name = rel.split("/")
-            if key.endswith("/") or not all(map(discoverable_folder, folders)):
-                continue
-            if not discoverable_file(name):
-                if skipped is not None:
-                    count_other_type(name, skipped)
-                continue
-            found.append(Listed(rel, key, obj.get("ETag", ""), int(obj["Size"]), obj["LastModified"].astimezone(dt.UTC)))
-        if not page.get("IsTruncated"):
-            break
-        token = {"ContinuationToken": page["NextContinuationToken"]}
-    if not keys:  # like a local folder that does not exist; never an empty inventory that drops every row
-        raise SourceConfigError(f"source {source.name!r}: key 'path': no object below {loc.url}/ (check the "
-                                "prefix; an empty folder needs at least its folder marker)")
-    return loc, sorted(found)
 
 
 def object_rows(source: Source, storage: StorageSettings, limits: LimitSettings,
@@ -257,108 +203,6 @@ def _download(loc: Location, obj: Listed, out: Any, max_bytes: int) -> int:
     return sync(loc.fs.loop, fetch)
 
 
-class Fetched(NamedTuple):
-    """One GET: status, content type, body, error, and the validators for the next conditional GET."""
-
-    status: int | None
-    ctype: str | None
-    body: bytes | None
-    error: str | None
-    etag: str | None = None
-    last_modified: str | None = None
-
-
-class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
-    """Follow at most `max_redirections` redirects, and only to http(s) URLs (never file:, ftp:...)."""
-
-    def __init__(self, max_redirects: int) -> None:
-        super().__init__()
-        self.max_redirections = max_redirects
-        self.max_repeats = max_redirects
-
-    def http_error_302(self, req, fp, code, msg, headers):  # type: ignore[no-untyped-def]
-        newurl = headers.get("location") or headers.get("uri") or ""
-        scheme = urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl)).scheme.lower()
-        if scheme not in ("http", "https"):
-            raise urllib.error.HTTPError(req.full_url, code, f"redirect to a {scheme or 'schemeless'}: URL refused "
-                                         "(http and https only)", headers, fp)
-        return super().http_error_302(req, fp, code, msg, headers)
-
-    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
-
-
-class _Deadline(Exception):
-    """The whole fetch (connect, redirects, body) took longer than its timeout."""
-
-
-def _read_body(resp, max_bytes: int, deadline: float) -> bytes:  # type: ignore[no-untyped-def]
-    """Up to max_bytes + 1 bytes, in chunks, stopping at the deadline (a server dripping one byte a
-    second never trips the per-socket timeout)."""
-    chunks, size = [], 0
-    while size <= max_bytes:
-        if time.monotonic() > deadline:
-            raise _Deadline
-        chunk = resp.read1(min(CHUNK_BYTES, max_bytes + 1 - size))  # what has arrived, not a full chunk
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def _fetch_once(opener, req, limits: FetchSettings) -> Fetched:  # type: ignore[no-untyped-def]
-    started = time.monotonic()
-    deadline = started + limits.timeout_s
-    try:
-        with opener.open(req, timeout=limits.timeout_s) as resp:
-            body = _read_body(resp, limits.max_bytes, deadline)
-            ctype = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            if len(body) > limits.max_bytes:
-                return Fetched(resp.status, ctype, None, f"response larger than {limits.max_bytes} bytes")
-            return Fetched(resp.status, ctype, body, None, resp.headers.get("ETag"), resp.headers.get("Last-Modified"))
-    except urllib.error.HTTPError as exc:
-        if exc.code == 304:  # Not Modified: the copy from the last fetch is current
-            return Fetched(304, None, None, None, exc.headers.get("ETag"), exc.headers.get("Last-Modified"))
-        return Fetched(exc.code, None, None, f"HTTP {exc.code} {exc.reason}")
-    except _Deadline:
-        return Fetched(None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s")
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError, http.client.HTTPException) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-            return Fetched(None, None, None, f"fetch failed: timed out after {limits.timeout_s:g} s")
-        return Fetched(None, None, None, f"fetch failed: {type(reason).__name__ if not str(reason) else reason}")
-
-
-def fetch(url: str, limits: FetchSettings) -> tuple[int | None, str | None, bytes | None, str | None]:
-    """(HTTP status, content type, body, error) of one GET; see fetch_page."""
-    return fetch_page(url, limits)[:4]  # type: ignore[return-value]
-
-
-def fetch_page(url: str, limits: FetchSettings, etag: str | None = None, last_modified: str | None = None) -> Fetched:
-    """One GET with a timeout, a size cap and http(s)-only redirects, conditional on the validators
-    of the last fetch (a 304 answer carries no body); a 5xx answer or a connection failure is
-    retried with exponential backoff, a 4xx never."""
-    headers = {"User-Agent": USER_AGENT, "Accept": "text/html,application/pdf,*/*;q=0.5"}
-    if etag:
-        headers["If-None-Match"] = etag
-    if last_modified:
-        headers["If-Modified-Since"] = last_modified
-    req = urllib.request.Request(url, headers=headers)
-    opener = urllib.request.build_opener(_HttpOnlyRedirects(limits.max_redirects))
-    attempt = 0
-    while True:
-        got = _fetch_once(opener, req, limits)
-        error, status = got.error, got.status
-        transient = error is not None and (status is None or status >= 500) and "redirect" not in error \
-            and "larger than" not in error
-        if not transient or attempt >= limits.retries:
-            if transient and attempt:
-                got = got._replace(error=f"{error} (after {attempt + 1} attempts)")
-            return got
-        attempt += 1
-        time.sleep(limits.retry_base_delay_s * 2 ** (attempt - 1))  # backoff before retry n
-
-
 def url_rows(source: Source, data: Location, limits: FetchSettings, previous: dict[str, dict] | None = None) -> list[dict]:
     """Rows for every URL of the source; fetched bodies are kept content-addressed below the data dir
     (`_blobs/<source>/`, local or on object storage). A URL fetched before is asked for conditionally
@@ -380,7 +224,7 @@ def url_rows(source: Source, data: Location, limits: FetchSettings, previous: di
         rendered = False
         if source.render and body is not None and status is not None and 200 <= status < 300 \
                 and sniff_format(body) == "html":
-            body, error, rendered = _rendered(url, body, limits)
+            body, error, rendered = render_page(url, body, limits)
         now = dt.datetime.now(tz=dt.UTC)
         claimed = _CONTENT_TYPES.get(ctype or "") or format_from_extension(url.split("?")[0])
         blob = None
@@ -400,14 +244,3 @@ def url_rows(source: Source, data: Location, limits: FetchSettings, previous: di
 def _blob_name(blob: str) -> str:
     """A stored blob column as a location again (local names were stored losslessly as text)."""
     return blob if is_url(blob) else text_to_name(blob)
-
-
-def _rendered(url: str, body: bytes, limits: FetchSettings) -> tuple[bytes | None, str | None, bool]:
-    """(body, error, rendered): the page's DOM after its scripts ran in headless Chromium. A source
-    that asked for rendering gets a loud error when it fails, never the unrendered shell."""
-    from docclean_assets.render import RenderError, render_url
-
-    try:
-        return render_url(url, limits.render_timeout_s, limits.render_script_budget_ms), None, True
-    except RenderError as exc:
-        return None, f"render failed: {exc}", False

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
-from docclean_assets.inventory import list_objects
-from docclean_assets.resources import Docclean
-from docclean_assets.sources import SourceConfigError, SourcesConfig, walk_source
+from docclean_assets.ingest.discover import list_objects, walk_source
+from docclean_assets.defs.resources import Docclean
+from docclean_assets.ingest.sources import SourceConfigError, SourcesConfig
 from docclean_assets.store.location import StoreError
 
 if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's public API)

@@ -71,7 +71,7 @@ def draw_blocks(image: Image.Image, blocks: list[Block], page: int, dpi: float) 
     each footnote joined by a line to the block holding its marker."""
     on_page = [b for b in blocks if b.page == page and b.bbox is not None]
     boxes = [
-        Box(b.bbox, f"{b.seq} {b.kind}" + (f" [{b.drop_reason}]" if b.drop_reason else ""),
+        Drawn(b.bbox, f"{b.seq} {b.kind}" + (f" [{b.drop_reason}]" if b.drop_reason else ""),
             KIND_COLOURS.get(b.kind, (0, 0, 0)), b.drop_reason is not None)
         for b in on_page
     ]
@@ -111,7 +111,7 @@ def _scaled(box: BBox, scale: float) -> tuple[int, int, int, int]:
     return (round(box.x0 * scale), round(box.y0 * scale), round(box.x1 * scale), round(box.y1 * scale))
 
 
-class Box(NamedTuple):
+class Drawn(NamedTuple):
     """One record of a stage drawn on the page: its box in points, label (may be empty), colour."""
 
     bbox: BBox
@@ -120,7 +120,7 @@ class Box(NamedTuple):
     dropped: bool = False
 
 
-def stage_boxes(page: PageTrace, stage: str) -> list[Box]:
+def stage_boxes(page: PageTrace, stage: str) -> list[Drawn]:
     """The boxes of `stage`'s output on the page (a name from `STAGES`); ValueError naming the
     stages for any other name."""
     if stage not in STAGES:
@@ -128,23 +128,23 @@ def stage_boxes(page: PageTrace, stage: str) -> list[Box]:
     return [_box(i, item, page) for i, item in enumerate(getattr(page, stage))]
 
 
-def _box(i: int, item: object, page: PageTrace) -> Box:
+def _box(i: int, item: object, page: PageTrace) -> Drawn:
     """One stage record as a box: blocks by kind (labelled with their index), gutters over the page
     height, lines numbered, graphics by kind, chars and words unlabelled."""
     if isinstance(item, PBlock):
         label = f"{i} {item.kind}" + (f" [{item.drop_reason}]" if item.drop_reason else "")
         colour = KIND_COLOURS.get(item.kind, (0, 0, 0))
-        return Box(BBox(item.x0, item.top, item.x1, item.bottom), label, colour, item.drop_reason is not None)
+        return Drawn(BBox(item.x0, item.top, item.x1, item.bottom), label, colour, item.drop_reason is not None)
     if isinstance(item, Gutter):
-        return Box(BBox(item.x0, 0.0, item.x1, page.info.height), f"gutter {i}", GUTTER_COLOUR)
+        return Drawn(BBox(item.x0, 0.0, item.x1, page.info.height), f"gutter {i}", GUTTER_COLOUR)
     if isinstance(item, Graphic):
-        return Box(BBox(item.x0, item.top, item.x1, item.bottom), item.kind, GRAPHIC_COLOUR)
+        return Drawn(BBox(item.x0, item.top, item.x1, item.bottom), item.kind, GRAPHIC_COLOUR)
     if isinstance(item, Line):
-        return Box(BBox(item.x0, item.top, item.x1, item.bottom), str(i), LINE_COLOUR)
-    return Box(BBox(item.x0, item.top, item.x1, item.bottom), "", GLYPH_COLOUR)  # type: ignore[attr-defined]
+        return Drawn(BBox(item.x0, item.top, item.x1, item.bottom), str(i), LINE_COLOUR)
+    return Drawn(BBox(item.x0, item.top, item.x1, item.bottom), "", GLYPH_COLOUR)  # type: ignore[attr-defined]
 
 
-def draw_boxes(image: Image.Image, boxes: list[Box], dpi: float) -> Image.Image:
+def draw_boxes(image: Image.Image, boxes: list[Drawn], dpi: float) -> Image.Image:
     """The image with the boxes drawn over it, each labelled at its top-left when it has a label
     (kept on the page); dropped boxes hatched, but never over a kept box (a watermark's box spans
     the page)."""

@@ -7,21 +7,21 @@ the store's committed parts and writes through it, holding the source's write lo
 import dagster as dg
 import pyarrow as pa
 
-from docclean_assets import insight
-from docclean_assets.extract.isolate import start_fork_server
-from docclean_assets.meta import counts_value, require, result_meta, table_value
-from docclean_assets.parse_asset import build_parse_asset
+from docclean_assets.defs import insight
+from docclean_assets.engine.isolate import start_fork_server
+from docclean_assets.defs.meta import counts_value, require, result_meta, table_value
+from docclean_assets.defs.parse_asset import build_parse_asset
 from docclean_assets.pipeline import chunks as chunking
 from docclean_assets.pipeline import derive, health, raw
 from docclean_assets.pipeline.shards import shard_keys, source_of
-from docclean_assets.resources import Docclean
-from docclean_assets.sources import SourceConfigError
+from docclean_assets.defs.resources import Docclean
+from docclean_assets.ingest.sources import SourceConfigError
 from docclean_assets.store.location import StorageUnavailable
 from docclean_assets.store.repair import repair_all
-from docclean_assets.tables import (
+from docclean_assets.pipeline.schemas import (
     BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, CHUNK_CHANGES_SCHEMA, CHUNKS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA,
 )
-from docclean_assets.versions import CODE_VERSION, changed_since, data_version, last_recorded
+from docclean_assets.defs.versions import CODE_VERSION, changed_since, data_version, last_recorded
 
 GROUP = "docclean"
 PREVIEW_ROWS = 8  # rows shown in the UI's metadata preview

@@ -24,47 +24,20 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Annotated
+from typing import Any
 
 import pyarrow as pa
 
-from docclean_assets.extract.isolate import Job, Outcome, run_jobs
+from docclean_assets.engine.blob import Extractor
+from docclean_assets.engine.isolate import Job, Outcome, run_jobs
+from docclean_assets.engine.settings import EngineSettings
 from docclean_assets.extract.schema import DocPayload
 from docclean_assets.extract.settings import LimitSettings
-from docclean_assets.extract.validation import Range, check_section
 from docclean_assets.store.parts import Part, PartTarget, write_part
-from docclean_assets.tables import DocRef, content_to_blocks_table
 
-ENGINES = ("local", "dask")
-
-
-@dataclass(frozen=True, slots=True)
-class EngineSettings:
-    """`settings: engine:` in sources.yaml (the CLI's --engine and --address override it)."""
-
-    kind: str = "local"  # local | dask
-    address: str | None = None  # the Dask scheduler, e.g. tcp://10.0.0.5:8786
-    # Extra attempts a document's task gets when it fails on the cluster outside docclean's own
-    # isolation (the worker could not unpickle or import it, a transient scheduler error); worker
-    # deaths are bounded by the scheduler's allowed-failures, hangs and memory by the per-document
-    # limits. One covers a transient error; more would re-run a task that fails everywhere.
-    retries: Annotated[int, Range(0, 5)] = 1
-    # Documents in flight per cluster worker thread: enough to keep workers busy between results,
-    # few enough that a killed run loses little work and the driver holds little.
-    in_flight_per_thread: Annotated[int, Range(1, 64)] = 2
-    # Documents per cluster task, and so per part file a worker writes: more means fewer, larger
-    # files (a million-document source is ~60 k parts at 16) and less scheduler traffic; fewer means
-    # less work redone when a worker dies and an even end of the run. 16 web pages are ~3 s of work.
-    documents_per_task: Annotated[int, Range(1, 1024)] = 16
-    connect_timeout_s: Annotated[float, Range(1, None)] = 30.0
-
-    def __post_init__(self) -> None:
-        check_section(self)
-        if self.kind not in ENGINES:
-            raise ValueError(f"engine.kind: must be one of {', '.join(ENGINES)}, got {self.kind!r}")
-        if self.kind == "dask" and not self.address:
-            raise ValueError("engine.address: the Dask scheduler's address is required with kind: dask")
-
+# A document's rows for the data table, from what the driver knows of it (its ref) and its blocks;
+# a module-level function, so that it travels to cluster workers by reference.
+RowsOf = Callable[[Any, pa.Table], pa.Table]
 
 Group = list[tuple[Job, Outcome]]  # documents that finished together: their rows are committed together
 
@@ -111,7 +84,7 @@ def worker_state() -> bool:
     Importing the library here proves the worker can unpickle docclean's tasks."""
     import multiprocessing
 
-    import docclean_assets.extract.isolate  # noqa: F401 - what every task imports first
+    import docclean_assets.engine.isolate  # noqa: F401 - what every task imports first
 
     return bool(multiprocessing.current_process().daemon)
 
@@ -135,11 +108,12 @@ class Sink:
     """Where cluster workers write blocks, and which document each job's blocks belong to."""
 
     target: PartTarget
-    ref_of: Callable[[Job], DocRef]  # called on the driver as a job is sent
+    ref_of: Callable[[Job], Any]  # called on the driver as a job is sent
+    rows_of: RowsOf  # called on the cluster worker for each document's blocks
     expected: int = 0  # documents the run expects to parse (sizes the tasks; 0: unknown)
 
 
-def parse_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engine: EngineSettings,
+def parse_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: Extractor, engine: EngineSettings,
                sink: Sink) -> Iterator[Group]:
     """Groups of (job, outcome) as documents finish, on the configured engine. Locally each outcome
     holds its DocPayload; on a cluster a `Stored`, its blocks already in a part under `sink`."""
@@ -148,13 +122,13 @@ def parse_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engin
     return _dask_jobs(jobs, limits, extractor, engine, sink)
 
 
-def parse_task(jobs: list[Job], refs: list[DocRef], limits: LimitSettings, extractor: str,
-               target: PartTarget) -> list[Outcome]:
+def parse_task(jobs: list[Job], refs: list[Any], limits: LimitSettings, extractor: Extractor,
+               target: PartTarget, rows_of: RowsOf) -> list[Outcome]:
     """The task a cluster worker runs: each document in its own child process, with its limits, one
     at a time (the task holds one of the worker's threads); their blocks as one part under `target`."""
     ref_of = {job.key: ref for job, ref in zip(jobs, refs)}
     done = dict((job.key, outcome) for job, outcome in run_jobs(jobs, replace(limits, workers=1), extractor))
-    blocks = [content_to_blocks_table(ref_of[k], o.result.blocks()) for k, o in done.items() if o.error is None]
+    blocks = [rows_of(ref_of[k], o.result.blocks()) for k, o in done.items() if o.error is None]
     blocks = [t for t in blocks if t.num_rows]
     part = write_part(target, pa.concat_tables(blocks)) if blocks else None
     outcomes = []
@@ -167,7 +141,7 @@ def parse_task(jobs: list[Job], refs: list[DocRef], limits: LimitSettings, extra
     return outcomes
 
 
-def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engine: EngineSettings,
+def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: Extractor, engine: EngineSettings,
                sink: Sink) -> Iterator[Group]:
     """Submit tasks to the Dask cluster a window at a time; yield each task's outcomes as it ends. A
     task of several documents that fails is sent again as one task per document."""
@@ -200,7 +174,7 @@ def _dask_jobs(jobs: Iterable[Job], limits: LimitSettings, extractor: str, engin
             if not batch:
                 return False
             future = client.submit(parse_task, batch, [sink.ref_of(j) for j in batch], limits, extractor,
-                                   sink.target, key=f"docclean-{run_id}-{uuid.uuid4().hex[:8]}-{batch[0].key}",
+                                   sink.target, sink.rows_of, key=f"docclean-{run_id}-{uuid.uuid4().hex[:8]}-{batch[0].key}",
                                    retries=engine.retries, pure=False)
             running[future.key] = (batch, alone)
             done.add(future)

@@ -6,10 +6,10 @@ import warnings
 
 import dagster as dg
 
-from docclean_assets.meta import table_value
+from docclean_assets.defs.meta import table_value
 from docclean_assets.pipeline import health
-from docclean_assets.resources import Docclean
-from docclean_assets.tables import QUALITY_SCHEMA
+from docclean_assets.defs.resources import Docclean
+from docclean_assets.pipeline.schemas import QUALITY_SCHEMA
 
 MAX_LISTED = 50  # documents listed by path in a check's metadata
 ERROR_CHARS = 160  # an error message shown in a check's table is cut to this many characters

@@ -1,4 +1,6 @@
-"""The Definitions factory: one graph per sources file and data directory."""
+"""The Definitions: `build_defs` makes the graph for one sources file and data directory (the CLI and
+the tests call it); `defs` is the one `dagster dev`, `dg` and the code server load (workspace.yaml),
+from $DOCCLEAN_SOURCES / $DOCCLEAN_DATA_DIR or the bundled defaults, built only when they load it."""
 from __future__ import annotations
 
 import os
@@ -7,14 +9,13 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
-from docclean_assets.assets import build_assets
-from docclean_assets.checks import build_checks
-from docclean_assets.progress import NullProgress
+from docclean_assets.defs.assets import build_assets
+from docclean_assets.defs.checks import build_checks
+from docclean_assets.defs.resources import Docclean
+from docclean_assets.defs.schedules import build_schedules, build_sensor
+from docclean_assets.ingest.sources import SourceConfigError, default_data_dir, default_sources_file, load_sources
+from docclean_assets.pipeline.progress import NullProgress
 from docclean_assets.store.tables import Store
-from docclean_assets.paths import default_data_dir, default_sources_file
-from docclean_assets.resources import Docclean
-from docclean_assets.schedules import build_schedules, build_sensor
-from docclean_assets.sources import SourceConfigError, load_sources
 
 if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's public API)
     from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
@@ -81,3 +82,14 @@ def executor() -> dg.ExecutorDefinition:
         return k8s_job_executor
     raise SourceConfigError(f"{EXECUTOR_ENV}={kind!r}: must be one of {', '.join(EXECUTORS)}")
 
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    """The graph of the default sources file and data directory."""
+    try:
+        return build_defs()
+    except SourceConfigError as exc:
+        # The UI shows a load error's message above its trace: make that message the one line that says
+        # which file and which key, and drop docclean's own frames (the loader's are Dagster's).
+        where = str(default_sources_file())
+        raise SourceConfigError(str(exc) if str(exc).startswith(where) else f"{where}: {exc}") from None

@@ -16,15 +16,16 @@ from dataclasses import replace as dc_replace
 import dagster as dg
 
 from docclean_assets.pipeline import parse as parse_stage
-from docclean_assets.pipeline.engine import EngineSettings, EngineUnavailable, check_engine
+from docclean_assets.engine.blob import named_extractor
+from docclean_assets.engine.run import EngineUnavailable, check_engine
+from docclean_assets.engine.settings import EngineSettings
 from docclean_assets.pipeline.shards import retire, shard_keys, shard_rows, stale_keys
-from docclean_assets.insight import KEPT
-from docclean_assets.meta import counts_value, require, result_meta, table_value
-from docclean_assets.progress import LineProgress, Progress, Tee
-from docclean_assets.resources import Docclean
-from docclean_assets.store.location import BLOB_EXTRACTOR
-from docclean_assets.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, RAW_FILES_SCHEMA
-from docclean_assets.versions import changed_since, data_version, last_recorded
+from docclean_assets.defs.insight import KEPT
+from docclean_assets.defs.meta import counts_value, require, result_meta, table_value
+from docclean_assets.pipeline.progress import LineProgress, Progress, Tee
+from docclean_assets.defs.resources import Docclean
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA, RAW_FILES_SCHEMA
+from docclean_assets.defs.versions import changed_since, data_version, last_recorded
 
 STAT_KEYS = ("parsed", "reused", "unchanged", "removed", "failed", "batches")  # summed over a run's shards
 
@@ -32,7 +33,7 @@ STAT_KEYS = ("parsed", "reused", "unchanged", "removed", "failed", "batches")  #
 class ParseConfig(dg.Config):
     """Run-time options of parsed_blocks (each shard step's config)."""
 
-    extractor: str = BLOB_EXTRACTOR  # 'module:function' run in each worker (tests inject faults here)
+    extractor: str = ""  # 'module:function' run in each worker instead of reading the blob (tests inject faults here)
     force: bool = False  # parse every document again, even when its bytes are unchanged
     retry_failed: bool = False  # parse failed documents again although their bytes are unchanged
     engine: str = ""  # local | dask: overrides settings: engine: kind ("" keeps it)
@@ -72,9 +73,9 @@ def parse_shard(context: dg.OpExecutionContext, config: ParseConfig, docclean: D
         raise dg.Failure(description=str(exc)) from None
     with store.locked(key):  # one writer per shard; rolls back what a killed writer left
         raw = shard_rows(store.read("raw_files", src.name, RAW_FILES_SCHEMA), shard, src.shards)
-        stats = parse_stage.parse_source(store, src, raw, docclean.config.settings, config.extractor, config.force,
-                                         config.retry_failed, Tee(progress, LineProgress(context.log.info)),
-                                         engine, key)
+        stats = parse_stage.parse_source(store, src, raw, docclean.config.settings, named_extractor(config.extractor),
+                                         config.force, config.retry_failed,
+                                         Tee(progress, LineProgress(context.log.info)), engine, key)
         store.vacuum("parsed_blocks", key)
     for doc_path, error in stats.errors.items():
         context.log.warning(f"{key}/{doc_path}: {error}")

@@ -1,7 +1,7 @@
 """The cleaned text of committed documents (issue 36): each document's kept content as Markdown, plain
 text or JSONL, read from the tables the last run committed (nothing is parsed again).
 
-    from docclean_assets.export import document_texts, write_texts
+    from docclean_assets.pipeline.export import document_texts, write_texts
     for doc in document_texts(source="reports", fmt="md", data_dir="data/out"):
         print(doc.path, len(doc.text))
     write_texts(document_texts(source="reports"), "out/text", "md")   # out/text/reports/<path>.md
@@ -22,10 +22,10 @@ from typing import TextIO
 from docclean_assets.extract.markdown import blocks_to_markdown, blocks_to_text, kept_blocks
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.sniff import file_doc_id
-from docclean_assets.paths import default_data_dir
+from docclean_assets.ingest.sources import default_data_dir
 from docclean_assets.pipeline.derive import documents_with_blocks
 from docclean_assets.store.tables import Store
-from docclean_assets.tables import BLOCKS_SCHEMA, NORMALIZED_DOCS_SCHEMA, table_to_blocks
+from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, NORMALIZED_DOCS_SCHEMA, table_to_blocks
 
 FORMATS = ("md", "txt", "jsonl")
 SUFFIX = {"md": ".md", "txt": ".txt", "jsonl": ".jsonl"}

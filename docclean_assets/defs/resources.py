@@ -4,7 +4,7 @@ from functools import cached_property
 
 import dagster as dg
 
-from docclean_assets.sources import Source, SourcesConfig, load_sources
+from docclean_assets.ingest.sources import Source, SourcesConfig, load_sources
 from docclean_assets.store.tables import Store
 
 class Docclean(dg.ConfigurableResource):

@@ -9,10 +9,10 @@ import dagster as dg
 
 from docclean_assets.extract.api import PARSER_VERSION
 
-_PACKAGE = Path(__file__).parent
-# The Dagster layer's code that decides what the tables hold (not how they are shown): the stages,
-# the table schemas and the store.
-_PIPELINE_CODE = ("pipeline", "store", "tables.py", "sources.py")
+_PACKAGE = Path(__file__).parents[1]
+# The code around the library that decides what the tables hold (not how they are shown): the
+# stages and the table schemas, the store, the engine and ingestion.
+_PIPELINE_CODE = ("pipeline", "store", "engine", "ingest")
 
 
 def _pipeline_version() -> str:

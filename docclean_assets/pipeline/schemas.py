@@ -1,5 +1,5 @@
-"""The explicit pyarrow schema of every table docclean writes, and rows of them: the document columns
-in front of the library's block and report columns (extract/schema.py). Used by the Dagster layer only."""
+"""The explicit pyarrow schema of every table the assets write, and rows of them: the document columns
+in front of the library's block and report columns (extract/schema.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator

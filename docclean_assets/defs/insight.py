@@ -9,10 +9,10 @@ import dagster as dg
 
 from docclean_assets.extract.model import BODY_KINDS
 from docclean_assets.extract.quality import Band
-from docclean_assets.meta import counts_value
-from docclean_assets.plots import png_markdown, retention_png
+from docclean_assets.defs.meta import counts_value
+from docclean_assets.defs.plots import png_markdown, retention_png
 from docclean_assets.store.tables import Store, sql_string
-from docclean_assets.versions import changed_since
+from docclean_assets.defs.versions import changed_since
 
 PREVIEW_DOCUMENTS = 3  # documents whose body text quality_report previews (the first by path)
 # Dagster's UI shows Markdown metadata of fewer characters than this inline, longer behind a
