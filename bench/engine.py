@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.scale import docclean_bin, docclean_env
 from bench.scale_docs import generate_source
-from docclean_assets_tests.daskcluster import DaskCluster
+from docclean_assets_tests.support.daskcluster import DaskCluster
 
 REPO = Path(__file__).resolve().parent.parent
 OUT_JSON = REPO / "bench" / "out" / "engine.json"

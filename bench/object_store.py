@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bench.scale import docclean_bin, docclean_env
 from bench.scale_docs import generate_source
-from docclean_assets_tests.s3server import SeaweedS3
+from docclean_assets_tests.support.s3server import SeaweedS3
 
 REPO = Path(__file__).resolve().parent.parent
 OUT_JSON = REPO / "bench" / "out" / "object_store.json"
@@ -90,7 +90,7 @@ def measure(n: int, work: Path, env: dict, server: SeaweedS3) -> dict:
 def for_bench(quick: bool) -> dict:
     """The measure for `make bench` (BENCH_SIZE documents on both placements; skipped with --quick or
     without the SeaweedFS binary): its row and the gated figure, or why it was not measured."""
-    from docclean_assets_tests.s3server import weed_binary
+    from docclean_assets_tests.support.s3server import weed_binary
 
     if quick:
         return {"skipped": "quick run"}

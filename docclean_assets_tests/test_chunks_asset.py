@@ -13,7 +13,7 @@ from docclean_assets.extract.settings import Settings
 from docclean_assets.pipeline.chunks import chunk_source
 from docclean_assets.store.settings import StoreSettings
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.test_pipeline import _materialize, _meta, _page, _rows, _source
+from docclean_assets_tests.support.pipeline import run_ingest, asset_meta, template_page, sql_rows, write_source
 
 
 def _report(title: str, sections: dict[str, str], rows: int = 3) -> bytes:
@@ -37,8 +37,8 @@ def _report(title: str, sections: dict[str, str], rows: int = 3) -> bytes:
 FILES = {
     "report.docx": _report("Annual Report", {"Liquidity and Capital Resources": "Cash rose to 4.2 billion on "
                                              "operating inflows.", "Risk Factors": "Demand may fall in winter."}),
-    "news/a.html": _page("Bridge works", "The bridge reopens in May."),
-    "news/b.html": _page("Harbour works", "The harbour dredging starts in June."),
+    "news/a.html": template_page("Bridge works", "The bridge reopens in May."),
+    "news/b.html": template_page("Harbour works", "The harbour dredging starts in June."),
 }
 
 
@@ -51,22 +51,22 @@ def _changed(result: dg.ExecuteInProcessResult) -> dict:
 def _ids(data: Path) -> dict[str, set[str]]:
     """Chunk ids per path in the last commit."""
     out: dict[str, set[str]] = {}
-    for path, chunk_id in _rows(data, "SELECT path, chunk_id FROM chunks"):
+    for path, chunk_id in sql_rows(data, "SELECT path, chunk_id FROM chunks"):
         out.setdefault(path, set()).add(chunk_id)
     return out
 
 
 def _changes(data: Path, run_id: str) -> dict[str, set[str]]:
-    rows = _rows(data, f"SELECT change, chunk_id FROM chunk_changes WHERE run_id = '{run_id}'")
+    rows = sql_rows(data, f"SELECT change, chunk_id FROM chunk_changes WHERE run_id = '{run_id}'")
     return {c: {i for k, i in rows if k == c} for c in ("added", "removed", "reset")}
 
 
 def test_chunks_carry_heading_paths_pages_and_their_blocks(tmp_path):
-    cfg = _source(tmp_path, FILES)
+    cfg = write_source(tmp_path, FILES)
     data = tmp_path / "out"
-    result = _materialize(cfg, data, "web")
+    result = run_ingest(cfg, data, "web")
     assert result.success
-    rows = _rows(data, "SELECT heading_path, text, role, seqs, tokens, embed_text FROM chunks WHERE path = 'report.docx' "
+    rows = sql_rows(data, "SELECT heading_path, text, role, seqs, tokens, embed_text FROM chunks WHERE path = 'report.docx' "
                        "ORDER BY chunk_index")
     paths = [tuple(r[0]) for r in rows]
     assert ("Annual Report", "Liquidity and Capital Resources") in paths
@@ -77,26 +77,26 @@ def test_chunks_carry_heading_paths_pages_and_their_blocks(tmp_path):
     table = next(r for r in rows if r[2] == "table")
     assert "Segment 1: 2023 101, 2022 91" in table[5] and "|" not in table[5]
     # every chunk's seqs are kept blocks of its document
-    kept = {s for (s,) in _rows(data, "SELECT seq FROM normalized_blocks WHERE path = 'report.docx' AND drop_reason IS NULL")}
+    kept = {s for (s,) in sql_rows(data, "SELECT seq FROM normalized_blocks WHERE path = 'report.docx' AND drop_reason IS NULL")}
     assert {q for r in rows for q in r[3]} <= kept
-    assert _meta(result, "chunks")["chunked"] == 3
+    assert asset_meta(result, "chunks")["chunked"] == 3
     # the site template of the pages is not in their chunks
-    assert not any("cookies" in t for (t,) in _rows(data, "SELECT text FROM chunks WHERE path LIKE 'news/%'"))
+    assert not any("cookies" in t for (t,) in sql_rows(data, "SELECT text FROM chunks WHERE path LIKE 'news/%'"))
 
 
 def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
-    cfg = _source(tmp_path, FILES)
+    cfg = write_source(tmp_path, FILES)
     data, docs = tmp_path / "out", tmp_path / "docs"
-    first = _materialize(cfg, data, "web")
+    first = run_ingest(cfg, data, "web")
     ids = _ids(data)
     assert _changes(data, first.run_id)["added"] == set().union(*ids.values())
 
-    again = _materialize(cfg, data, "web")  # unchanged: nothing added or removed, no rows
+    again = run_ingest(cfg, data, "web")  # unchanged: nothing added or removed, no rows
     assert (_changed(again)["added"], _changed(again)["removed"]) == (0, 0)
-    assert _rows(data, f"SELECT count(*) FROM chunk_changes WHERE run_id = '{again.run_id}'") == [(0,)]
+    assert sql_rows(data, f"SELECT count(*) FROM chunk_changes WHERE run_id = '{again.run_id}'") == [(0,)]
 
     (docs / "news" / "b.html").rename(docs / "moved.html")  # a move: same bytes, same ids
-    moved = _materialize(cfg, data, "web")
+    moved = run_ingest(cfg, data, "web")
     assert _changes(data, moved.run_id) == {"added": set(), "removed": set(), "reset": set()}
     assert _ids(data)["moved.html"] == ids["news/b.html"]
 
@@ -104,7 +104,7 @@ def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
         "Liquidity and Capital Resources": "Cash rose to 4.2 billion on operating inflows.",
         "Risk Factors": "Demand may fall in a mild winter."}))
     (docs / "news" / "a.html").unlink()
-    edited = _materialize(cfg, data, "web")
+    edited = run_ingest(cfg, data, "web")
     changes = _changes(data, edited.run_id)
     now = _ids(data)
     assert changes["removed"] >= ids["news/a.html"] and not (changes["added"] & ids["news/a.html"])
@@ -115,29 +115,29 @@ def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
 
 
 def test_killed_between_chunks_and_change_set_caught_up_then_reset_once_vacuumed(tmp_path):
-    cfg = _source(tmp_path, FILES)
+    cfg = write_source(tmp_path, FILES)
     data, docs = tmp_path / "out", tmp_path / "docs"
-    assert _materialize(cfg, data, "web").success
+    assert run_ingest(cfg, data, "web").success
     synced = set().union(*_ids(data).values())
     # a page rewritten; the run that chunks it dies after its chunk commits, before its change set
-    (docs / "news" / "a.html").write_text(_page("Bridge works", "The bridge reopened early."))
+    (docs / "news" / "a.html").write_text(template_page("Bridge works", "The bridge reopened early."))
     _materialize_until_normalized(cfg, data)
     store = Store(data)
     with store.locked("web"):
         chunk_source(store, "web", Settings().chunk)
     now = set().union(*_ids(data).values())
     assert now != synced
-    caught = _materialize(cfg, data, "web")  # nothing left to chunk: the change set catches up
-    assert _meta(caught, "chunks")["chunked"] == 0
+    caught = run_ingest(cfg, data, "web")  # nothing left to chunk: the change set catches up
+    assert asset_meta(caught, "chunks")["chunked"] == 0
     assert _changes(data, caught.run_id) == {"added": now - synced, "removed": synced - now, "reset": set()}
 
     # once the version the last change set reached is vacuumed away, the next change set is a reset
-    (docs / "news" / "a.html").write_text(_page("Bridge works", "The bridge closed again for repairs."))
+    (docs / "news" / "a.html").write_text(template_page("Bridge works", "The bridge closed again for repairs."))
     _materialize_until_normalized(cfg, data)
     with store.locked("web"):
         chunk_source(store, "web", Settings().chunk)
     Store(data, StoreSettings(keep_replaced_hours=0)).vacuum("chunks", "web")
-    reset = _materialize(cfg, data, "web")
+    reset = run_ingest(cfg, data, "web")
     assert _changed(reset)["reset"] is True
     assert _changes(data, reset.run_id)["reset"] == set().union(*_ids(data).values())
 
@@ -154,13 +154,13 @@ def _materialize_until_normalized(cfg: Path, data: Path) -> None:
 
 
 def test_cli_chunks_and_search(tmp_path, capsys):
-    cfg = _source(tmp_path, FILES)
+    cfg = write_source(tmp_path, FILES)
     data = tmp_path / "out"
-    assert _materialize(cfg, data, "web").success
+    assert run_ingest(cfg, data, "web").success
     args = ["--sources", str(cfg), "--data-dir", str(data)]
     assert cli_main(["chunks", "--source", "web", "--jsonl", *args]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert len(lines) == _rows(data, "SELECT count(*) FROM chunks")[0][0] == 5
+    assert len(lines) == sql_rows(data, "SELECT count(*) FROM chunks")[0][0] == 5
     assert {"chunk_id", "heading_path", "pages", "boxes", "seqs", "embed_text"} <= set(lines[0])
     assert cli_main(["chunks", "--source", "web", "--out", str(tmp_path / "x"), *args]) == 0
     assert (tmp_path / "x" / "web.parquet").is_file() and "5 chunks ->" in capsys.readouterr().out

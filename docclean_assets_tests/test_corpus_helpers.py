@@ -1,7 +1,7 @@
 """The corpus parametrization itself: one id per file, expected failures strict, a clean skip without a corpus."""
 from __future__ import annotations
 
-from docclean_assets_tests.corpus import corpus_params, stale_expectations
+from docclean_assets_tests.support.corpus import corpus_params, stale_expectations
 
 
 def test_each_file_is_one_id_and_an_expected_failure_is_a_strict_xfail():

@@ -12,8 +12,8 @@ import pytest
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.store.tables import Store, TableDamaged
-from docclean_assets_tests.runs import notices_config
-from docclean_assets_tests.runs import table_rows as _rows
+from docclean_assets_tests.support.runs import notices_config
+from docclean_assets_tests.support.runs import table_rows as _rows
 
 PAGES = 6
 BATCH = 2  # documents per parse commit: three commits, so one can be lost and the others kept

@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 
-from docclean_assets_tests.pgserver import Postgres, pg_bin
-from docclean_assets_tests.test_services import (
-    ARTICLES, CHECKS, FAILED_RUN, JOB, LAUNCH, LOCATION, PROJECT_ROOT, DagsterDev, Deployment, _page, project_env,
+from docclean_assets_tests.support.pgserver import pg_bin
+from docclean_assets_tests.support.dagster_dev import (
+    ARTICLES, CHECKS, FAILED_RUN, JOB, LAUNCH, LOCATION, PROJECT_ROOT, DagsterDev, Deployment, harbour_page, project_env,
     wait_until_loaded,
 )
 
@@ -29,20 +29,13 @@ EXPECTED = {"failed_documents": "SUCCEEDED", "retention_band": "FAILED", "revisi
 
 
 @pytest.fixture
-def postgres():
-    server = Postgres()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def deployed(tmp_path, postgres) -> Deployment:
     """Two folder sources, a data dir, and a DAGSTER_HOME holding deploy/dagster.yaml as it is shipped."""
     for i, name in enumerate(SOURCES):
         folder = tmp_path / name
         folder.mkdir()
         for page, (title, paragraphs) in list(ARTICLES.items())[i:i + 2]:
-            (folder / page).write_text(_page(title, paragraphs), encoding="utf-8")
+            (folder / page).write_text(harbour_page(title, paragraphs), encoding="utf-8")
     sources = tmp_path / "sources.yaml"
     sources.write_text("sources:\n" + "".join(f"  {n}:\n    path: {n}\n" for n in SOURCES), encoding="utf-8")
     home = tmp_path / "dagster_home"

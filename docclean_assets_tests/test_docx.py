@@ -14,56 +14,18 @@ from docx.opc.part import Part
 from lxml import etree
 
 from docclean_assets.extract.api import ExtractionError, extract_document
-from docclean_assets.extract.office.docx import extract_docx
 from docclean_assets.extract.model import count_chars
-from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
-
-W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-NSDECL = (
-    f'xmlns:w="{W_NS}" '
-    'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
-    'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
-    'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
-    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
-    'xmlns:v="urn:schemas-microsoft-com:vml" '
-    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
-)
-
-
-def _inject(document, xml: str) -> None:
-    """Append raw body XML (one or more elements) before the final sectPr."""
-    wrapper = etree.fromstring(f"<w:wrap {NSDECL}>{xml}</w:wrap>")
-    body = document.element.body
-    sect = body.find(f"{{{W_NS}}}sectPr")
-    for el in list(wrapper):
-        if sect is not None:
-            sect.addprevious(el)
-        else:
-            body.append(el)
-
-
-def _save(document) -> bytes:
-    buf = io.BytesIO()
-    document.save(buf)
-    return buf.getvalue()
-
-
-def _extract(document):
-    return extract_docx(_save(document), Settings())
-
-
-def _body(ex) -> list:
-    return [b for b in ex.blocks if b.in_body]
+from docclean_assets_tests.support.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
+from docclean_assets_tests.support.docx import NSDECL, W_NS, body_blocks, docx_bytes, extract_doc, inject_xml
 
 
 def _body_text(ex) -> str:
-    return "\n".join(b.text for b in _body(ex))
+    return "\n".join(b.text for b in body_blocks(ex))
 
 
 def test_word_split_across_runs_joins_including_hyperlink():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:t>Click the hyper</w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>link</w:t></w:r>'
         '<w:r><w:t xml:space="preserve"> now</w:t></w:r></w:p>'
@@ -74,25 +36,25 @@ def test_word_split_across_runs_joins_including_hyperlink():
         '</w:sdtContent></w:sdt><w:fldSimple w:instr="PAGE"><w:r><w:t xml:space="preserve"> 7</w:t></w:r></w:fldSimple>'
         '<w:r><w:tab/><w:t>a</w:t><w:br/><w:t>b</w:t></w:r></w:p>',
     )
-    texts = [b.text for b in _body(_extract(d))]
+    texts = [b.text for b in body_blocks(extract_doc(d))]
     assert texts[0] == "Click the hyperlink now"
     assert texts[1] == "See hyperlink tag ctrl 7\ta\nb"
 
 
 def test_tracked_change_accept_all_and_deleted_block():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:t xml:space="preserve">at least </w:t></w:r>'
         '<w:del w:id="1" w:author="A"><w:r><w:delText>99.5%</w:delText></w:r></w:del>'
         '<w:ins w:id="2" w:author="A"><w:r><w:t>99.9%</w:t></w:r></w:ins>'
         '<w:r><w:t xml:space="preserve"> measured monthly</w:t></w:r></w:p>',
     )
-    ex = _extract(d)
-    assert [b.text for b in _body(ex)] == ["at least 99.9% measured monthly"]
+    ex = extract_doc(d)
+    assert [b.text for b in body_blocks(ex)] == ["at least 99.9% measured monthly"]
     deleted = [b for b in ex.blocks if b.drop_reason == "deleted_revision"]
     assert len(deleted) == 1 and deleted[0].text == "99.5%"
-    assert deleted[0].anchor == _body(ex)[0].seq
+    assert deleted[0].anchor == body_blocks(ex)[0].seq
     assert ex.report.deletions == 1 and ex.report.insertions == 1
     assert "has_revisions" in ex.report.flags
     assert ex.report.raw_chars == count_chars("at least 99.5%99.9% measured monthly")
@@ -100,14 +62,14 @@ def test_tracked_change_accept_all_and_deleted_block():
 
 def test_paragraph_mark_insertion_is_not_counted():
     d = docx.Document()
-    _inject(d, '<w:p><w:pPr><w:rPr><w:ins w:id="1" w:author="A"/></w:rPr></w:pPr><w:r><w:t>plain</w:t></w:r></w:p>')
-    ex = _extract(d)
+    inject_xml(d, '<w:p><w:pPr><w:rPr><w:ins w:id="1" w:author="A"/></w:rPr></w:pPr><w:r><w:t>plain</w:t></w:r></w:p>')
+    ex = extract_doc(d)
     assert ex.report.insertions == 0 and "has_revisions" not in ex.report.flags
 
 
 def test_move_from_excluded_move_to_kept():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:t>First stays.</w:t></w:r></w:p>'
         '<w:p><w:pPr><w:rPr><w:moveFrom w:id="0" w:author="e"/></w:rPr></w:pPr>'
@@ -115,8 +77,8 @@ def test_move_from_excluded_move_to_kept():
         '<w:p><w:r><w:t>Middle stays.</w:t></w:r></w:p>'
         '<w:p><w:moveTo w:id="6" w:author="e"><w:r><w:t>Moved sentence travels down.</w:t></w:r></w:moveTo></w:p>',
     )
-    ex = _extract(d)
-    assert [b.text for b in _body(ex)] == ["First stays.", "Middle stays.", "Moved sentence travels down."]
+    ex = extract_doc(d)
+    assert [b.text for b in body_blocks(ex)] == ["First stays.", "Middle stays.", "Moved sentence travels down."]
     assert ex.report.moves == 1
     assert any(b.drop_reason == "deleted_revision" and "Moved sentence" in b.text for b in ex.blocks)
     assert "has_revisions" in ex.report.flags
@@ -124,12 +86,12 @@ def test_move_from_excluded_move_to_kept():
 
 def test_deleted_paragraph_mark_merges_paragraphs():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:pPr><w:rPr><w:del w:id="1" w:author="A"/></w:rPr></w:pPr><w:r><w:t xml:space="preserve">one </w:t></w:r></w:p>'
         "<w:p><w:r><w:t>sentence</w:t></w:r></w:p>",
     )
-    assert [b.text for b in _body(_extract(d))] == ["one sentence"]
+    assert [b.text for b in body_blocks(extract_doc(d))] == ["one sentence"]
 
 
 def test_comment_routed_with_author_and_anchor():
@@ -137,7 +99,7 @@ def test_comment_routed_with_author_and_anchor():
     d.add_paragraph("Intro paragraph.")
     p = d.add_paragraph("The budget is final.")
     d.add_comment(p.runs, text="Check the totals please", author="Ann Reviewer", initials="AR")
-    ex = _extract(d)
+    ex = extract_doc(d)
     comments = [b for b in ex.blocks if b.kind == "comment"]
     assert len(comments) == 1
     c = comments[0]
@@ -162,12 +124,12 @@ def test_headings_title_custom_style_lists_caption():
     d.add_paragraph("Two levels down", style="Abschnitt Klein")
     d.add_paragraph("first point", style="List Bullet")
     d.add_paragraph("Figure 1: a chart", style="Caption")
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:pPr><w:outlineLvl w:val="2"/></w:pPr><w:r><w:t>Outline heading</w:t></w:r></w:p>'
         '<w:p><w:pPr><w:numPr><w:ilvl w:val="1"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>nested</w:t></w:r></w:p>',
     )
-    got = [(b.kind, b.level, b.text) for b in _body(_extract(d))]
+    got = [(b.kind, b.level, b.text) for b in body_blocks(extract_doc(d))]
     assert got == [
         ("title", None, "Annual Report"),
         ("heading", 1, "Overview"),
@@ -189,7 +151,7 @@ def test_table_with_merged_cells_as_markdown():
     t.cell(0, 0).merge(t.cell(0, 1))  # horizontal span in the header
     t.cell(1, 2).merge(t.cell(2, 2))  # vertical span
     t.cell(1, 0).text = "a|b"
-    ex = _extract(d)
+    ex = extract_doc(d)
     tables = [b for b in ex.blocks if b.kind == "table"]
     assert len(tables) == 1
     lines = tables[0].text.split("\n")
@@ -204,7 +166,7 @@ def test_text_box_counted_once_after_anchor():
     d = docx.Document()
     d.add_paragraph("Before.")
     box = '<w:txbxContent><w:p><w:r><w:t>Boxed note</w:t></w:r></w:p></w:txbxContent>'
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:t>Anchor paragraph.</w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps">'
         '<w:drawing><wp:anchor><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">'
@@ -213,7 +175,7 @@ def test_text_box_counted_once_after_anchor():
         "</mc:AlternateContent></w:r></w:p>"
         "<w:p><w:r><w:t>After.</w:t></w:r></w:p>",
     )
-    ex = _extract(d)
+    ex = extract_doc(d)
     texts = [b.text for b in ex.blocks]
     assert texts.count("Boxed note") == 1
     i = texts.index("Boxed note")
@@ -232,7 +194,7 @@ def test_header_footer_dropped():
     d.add_paragraph("Body text.")
     d.sections[0].header.paragraphs[0].text = "ACME Confidential"
     d.sections[0].footer.paragraphs[0].text = "Page footer"
-    ex = _extract(d)
+    ex = extract_doc(d)
     hf = {b.text: b for b in ex.blocks if b.drop_reason == "header_footer"}
     assert set(hf) == {"ACME Confidential", "Page footer"}
     assert all(b.kind == "paragraph" for b in hf.values())
@@ -241,7 +203,7 @@ def test_header_footer_dropped():
 
 def test_footnote_block_after_body():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:t>Claim.</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r></w:p>'
         "<w:p><w:r><w:t>Next.</w:t></w:r></w:p>",
@@ -258,23 +220,23 @@ def test_footnote_block_after_body():
         d.part.package,
     )
     d.part.relate_to(part, RT.FOOTNOTES)
-    ex = _extract(d)
+    ex = extract_doc(d)
     fn = [b for b in ex.blocks if b.kind == "footnote"]
     assert [b.text for b in fn] == ["Source: survey."]
-    assert fn[0].seq > max(b.seq for b in _body(ex))
+    assert fn[0].seq > max(b.seq for b in body_blocks(ex))
     assert ex.blocks[fn[0].anchor].text == "Claim."
     assert ex.report.footnotes == 1
 
 
 def test_pictures_and_objects_counted():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:pict><v:shape><v:imagedata r:id="rId9"/></v:shape></w:pict></w:r>'
         '<w:r><w:object xmlns:o="urn:schemas-microsoft-com:office:office"><v:shape><v:imagedata r:id="rId8"/></v:shape>'
         '<o:OLEObject ProgID="Excel.Sheet.12"/></w:object></w:r><w:r><w:t>x</w:t></w:r></w:p>',
     )
-    ex = _extract(d)
+    ex = extract_doc(d)
     assert ex.report.embedded_objects == 1
     assert ex.report.picture_shapes == 2
 
@@ -289,7 +251,7 @@ def test_corrupt_and_encrypted_raise_extraction_error():
         z.writestr("hello.txt", "no content types")
     with pytest.raises(ExtractionError):
         extract_document(buf.getvalue(), "docx")
-    good = _save(docx.Document())
+    good = docx_bytes(docx.Document())
     with pytest.raises(ExtractionError):
         extract_document(good[: len(good) // 2], "docx")
 
@@ -347,7 +309,7 @@ def test_corpus_docx_lists_are_current():
 
 def test_deletion_inside_a_table_cell_and_a_whole_inserted_paragraph():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:t>Service levels follow.</w:t></w:r></w:p>'
         '<w:p><w:pPr><w:rPr><w:ins w:id="3" w:author="A"/></w:rPr></w:pPr>'
@@ -357,8 +319,8 @@ def test_deletion_inside_a_table_cell_and_a_whole_inserted_paragraph():
         '<w:del w:id="5" w:author="A"><w:r><w:delText>99.5%</w:delText></w:r></w:del>'
         '<w:ins w:id="6" w:author="A"><w:r><w:t>99.9%</w:t></w:r></w:ins></w:p></w:tc></w:tr></w:tbl>',
     )
-    ex = _extract(d)
-    body = _body(ex)
+    ex = extract_doc(d)
+    body = body_blocks(ex)
     assert [b.text for b in body[:2]] == ["Service levels follow.", "A whole new clause was inserted here."]
     [table] = [b for b in body if b.kind == "table"]
     assert "99.9%" in table.text and "99.5%" not in table.text

@@ -7,7 +7,7 @@ from docx.enum.style import WD_STYLE_TYPE
 from lxml import etree
 
 from docclean_assets.extract.office.numbering import format_number
-from docclean_assets_tests.test_docx import NSDECL, _body, _extract, _inject
+from docclean_assets_tests.support.docx import NSDECL, body_blocks, extract_doc, inject_xml
 
 SYMBOL_BULLET = "\uf0b7"  # the Symbol font's bullet, stored in the private use area
 W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
@@ -52,12 +52,12 @@ def _document(items: list[tuple[int, int, str]]):
         f"<w:r><w:t>{text}</w:t></w:r></w:p>"
         for num, ilvl, text in items
     )
-    _inject(d, xml)
+    inject_xml(d, xml)
     return d
 
 
 def _labels(d) -> list[tuple[str, str, int | None, str | None]]:
-    return [(b.kind, b.text, b.level, dict(b.meta).get("list_label")) for b in _body(_extract(d))]
+    return [(b.kind, b.text, b.level, dict(b.meta).get("list_label")) for b in body_blocks(extract_doc(d))]
 
 
 def test_nested_multilevel_labels_and_reset_of_deeper_levels():
@@ -126,7 +126,7 @@ def test_numbering_from_the_paragraph_style_chain_and_numid_zero():
     base_ppr.append(etree.fromstring(f'<w:numPr {NSDECL}><w:numId w:val="1"/></w:numPr>'))
     d.add_paragraph("inherited", style="Clause")
     d.add_paragraph("inherited again", style="Clause")
-    _inject(d, '<w:p><w:pPr><w:pStyle w:val="Clause"/><w:numPr><w:numId w:val="0"/></w:numPr></w:pPr>'
+    inject_xml(d, '<w:p><w:pPr><w:pStyle w:val="Clause"/><w:numPr><w:numId w:val="0"/></w:numPr></w:pPr>'
                "<w:r><w:t>switched off</w:t></w:r></w:p>")
     texts = [t for _k, t, _lv, _l in _labels(d)]
     assert texts == ["1. inherited", "2. inherited again", "switched off"]
@@ -134,7 +134,7 @@ def test_numbering_from_the_paragraph_style_chain_and_numid_zero():
 
 def test_deleted_numbered_paragraph_does_not_advance_the_counter():
     d = _document([(1, 0, "kept")])
-    _inject(d, '<w:del w:id="9" w:author="r"><w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/>'
+    inject_xml(d, '<w:del w:id="9" w:author="r"><w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/>'
                "</w:numPr></w:pPr><w:r><w:delText>gone</w:delText></w:r></w:p></w:del>"
                '<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr>'
                "<w:r><w:t>next</w:t></w:r></w:p>")

@@ -15,7 +15,7 @@ import pytest
 from docclean_assets.cli import main as cli_main
 from docclean_assets.pipeline.export import document_texts, file_name
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.golden import GOLDEN_DIR, check_or_write
+from docclean_assets_tests.support.golden import GOLDEN_DIR, check_or_write
 
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "data" / "samples"

@@ -21,7 +21,7 @@ from pptx.enum.chart import XL_CHART_TYPE
 from pptx.util import Pt
 
 from docclean_assets.extract.settings import Settings
-from docclean_assets_tests import golden as G
+from docclean_assets_tests.support import golden as G
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "data" / "samples"
@@ -39,25 +39,25 @@ def _sample_files() -> list[str]:
 # an equation with a revision inside it. Each builder is the one its phenomenon's tests use.
 
 def _html_comments() -> bytes:
-    from docclean_assets_tests.test_html_comments import wordpress_page
+    from docclean_assets_tests.support.html import wordpress_page
 
     return wordpress_page()
 
 
 def _pdf_pull_quote() -> bytes:
-    from docclean_assets_tests.test_pdf_regions import _magazine
+    from docclean_assets_tests.support.pdf import magazine
 
-    return _magazine("\u201cThe harbour council voted to keep the lighthouse lit through every winter storm\u201d")
+    return magazine("\u201cThe harbour council voted to keep the lighthouse lit through every winter storm\u201d")
 
 
 def _pptx_chart() -> bytes:
-    from docclean_assets_tests.test_office_charts import _category_data
+    from docclean_assets_tests.support.office import category_data
 
     prs = Presentation()
     slide = prs.slides.add_slide(prs.slide_layouts[6])
     slide.shapes.add_textbox(Pt(40), Pt(20), Pt(600), Pt(40)).text_frame.text = "Results"
     chart = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Pt(40), Pt(80), Pt(600), Pt(300),
-                                   _category_data()).chart
+                                   category_data()).chart
     chart.has_title = True
     chart.chart_title.text_frame.text = "Revenue and cost"
     buf = io.BytesIO()
@@ -66,13 +66,13 @@ def _pptx_chart() -> bytes:
 
 
 def _docx_equation() -> bytes:
-    from docclean_assets_tests.test_docx import _inject, _save
-    from docclean_assets_tests.test_office_math import M, QUADRATIC
+    from docclean_assets_tests.support.docx import inject_xml, docx_bytes
+    from docclean_assets_tests.support.office import M, QUADRATIC
 
     d = docx.Document()
-    _inject(d, f'<w:p {M}><w:r><w:t xml:space="preserve">The roots are </w:t></w:r><m:oMath>{QUADRATIC}</m:oMath>'
+    inject_xml(d, f'<w:p {M}><w:r><w:t xml:space="preserve">The roots are </w:t></w:r><m:oMath>{QUADRATIC}</m:oMath>'
                '<w:r><w:t xml:space="preserve"> for every quadratic.</w:t></w:r></w:p>')
-    return _save(d)
+    return docx_bytes(d)
 
 
 FIXTURES: dict[str, tuple[str, Callable[[], bytes]]] = {

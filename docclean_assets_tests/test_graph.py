@@ -2,7 +2,7 @@
 import dagster as dg
 
 from docclean_assets.defs.definitions import build_defs
-from docclean_assets_tests.lineage import LINEAGE
+from docclean_assets_tests.support.lineage import LINEAGE
 
 CHECKS = {("quality_report", c) for c in ("failed_documents", "retention_band", "revision_count")}
 

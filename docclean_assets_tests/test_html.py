@@ -13,49 +13,14 @@ from docclean_assets.extract.html.document import decode_html, extract_html
 from docclean_assets.extract.model import count_chars
 from docclean_assets.extract.html.settings import HtmlSettings
 from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
+from docclean_assets_tests.support.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
+from docclean_assets_tests.support.html import PARAS, article_page, body_of, body_text_of
 
 S = Settings()
-
-PARAS = [
-    "The river authority published its annual report on Tuesday, showing that water levels in the northern "
-    "basin fell for the third consecutive year despite heavier winter rainfall than in previous seasons.",
-    "Engineers attribute the decline to increased abstraction by farms upstream, which has doubled since the "
-    "new irrigation scheme opened, and to the slow recovery of the aquifer beneath the old quarry district.",
-    "Local councils have asked the authority to publish monthly figures so that residents can follow the "
-    "trend, and the authority said it would consider the request at its next board meeting in the spring.",
-    "Environmental groups welcomed the report but warned that the targets it sets for the coming decade are "
-    "too modest to restore the wetlands that once supported large colonies of wading birds along the estuary.",
-]
-
-
-def body(ex):
-    return [b for b in ex.blocks if b.in_body]
-
-
-def body_text(ex):
-    return "\n".join(b.text for b in body(ex))
 
 
 def dropped(ex, reason):
     return [b for b in ex.blocks if b.drop_reason == reason]
-
-
-def article_page(extra_head: str = "", article_extra: str = "") -> str:
-    paras = "".join(f"<p>{p}</p>" for p in PARAS)
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Water levels fall again | Daily</title>
-    {extra_head}</head><body>
-    <div id="cookie-banner" class="cookie-consent"><p>We use cookies to improve your experience on our site.
-      By continuing you accept our cookie policy.</p><button>Accept all cookies</button></div>
-    <header><nav class="main-nav"><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li>
-      <li><a href="/sport">Sport</a></li><li><a href="/weather">Weather</a></li></ul></nav></header>
-    <ol class="breadcrumb"><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li>Environment</li></ol>
-    <main><article class="story"><h1>Water levels fall again</h1>{paras}{article_extra}
-      <div class="feedback"><p>Was this page helpful?</p><button>Yes</button><button>No</button></div>
-    </article></main>
-    <footer><p>Copyright 2024 Daily News Ltd. All rights reserved.</p>
-      <ul><li><a href="/privacy">Privacy policy</a></li><li><a href="/terms">Terms of use</a></li></ul></footer>
-    </body></html>"""
 
 
 # ---------------------------------------------------------------- JSON-LD
@@ -70,10 +35,10 @@ def _jsonld_page(article_body: str, graph: bool = True) -> bytes:
 def test_jsonld_body_in_graph_is_chosen():
     ex = extract_html(_jsonld_page("\n\n".join(PARAS)), S)
     assert ex.trace["method"] == "jsonld"
-    paras = [b for b in body(ex) if b.kind == "paragraph"]
+    paras = [b for b in body_of(ex) if b.kind == "paragraph"]
     assert [b.text for b in paras] == PARAS
-    assert all(b.get_meta("method") == "jsonld" for b in body(ex))
-    assert "cookies" not in body_text(ex) and "Privacy policy" not in body_text(ex)
+    assert all(b.get_meta("method") == "jsonld" for b in body_of(ex))
+    assert "cookies" not in body_text_of(ex) and "Privacy policy" not in body_text_of(ex)
 
 
 def test_jsonld_top_level_array_and_text_only_in_jsonld():
@@ -83,7 +48,7 @@ def test_jsonld_top_level_array_and_text_only_in_jsonld():
     page = article_page(extra_head=f'<script type="application/ld+json">{json.dumps(node)}</script>').encode()
     ex = extract_html(page, S)
     assert ex.trace["method"] == "jsonld"
-    texts = [b.text for b in body(ex) if b.kind == "paragraph"]
+    texts = [b.text for b in body_of(ex) if b.kind == "paragraph"]
     assert texts[:4] == PARAS and "independent review" in texts[4]
 
 
@@ -91,7 +56,7 @@ def test_jsonld_teaser_rejected():
     ex = extract_html(_jsonld_page(PARAS[0][:80] + "..."), S)
     assert ex.trace["method"] == "trafilatura"
     assert "jsonld_teaser" in ex.report.flags
-    assert [b.text for b in body(ex) if b.kind == "paragraph"] == PARAS
+    assert [b.text for b in body_of(ex) if b.kind == "paragraph"] == PARAS
 
 
 def test_jsonld_not_on_page_rejected():
@@ -99,7 +64,7 @@ def test_jsonld_not_on_page_rejected():
     ex = extract_html(_jsonld_page(foreign), S)
     assert ex.trace["method"] == "trafilatura"
     assert "jsonld_not_visible" in ex.report.flags
-    assert "football" not in body_text(ex)
+    assert "football" not in body_text_of(ex)
 
 
 # ---------------------------------------------------------------- rules
@@ -108,19 +73,19 @@ def test_keep_selector_picks_container_and_drop_removes_child():
                         'get unlimited access.</p></aside>').encode()
     ex = extract_html(page, S, rules=HtmlRules(keep="article.story", drop=(".promo", ".feedback")))
     assert ex.trace["method"] == "rules"
-    texts = [b.text for b in body(ex)]
+    texts = [b.text for b in body_of(ex)]
     assert texts == ["Water levels fall again"] + PARAS
     sel = dropped(ex, "selector_drop")
     assert any("Subscribe now for only one euro" in b.text for b in sel)
     assert any(b.text == "Was this page helpful?" for b in sel)
     # outside the container: kept as boilerplate, not deleted
     assert any("Privacy policy" in b.text for b in dropped(ex, "boilerplate"))
-    assert all(b.get_meta("method") == "rules" for b in body(ex))
+    assert all(b.get_meta("method") == "rules" for b in body_of(ex))
 
 
 def test_keep_selector_miss_is_loud():
     ex = extract_html(article_page().encode(), S, rules=HtmlRules(keep="div.no-such-container"))
-    assert body(ex) == []
+    assert body_of(ex) == []
     assert "selector_miss" in ex.report.flags
     assert any(PARAS[0] == b.text for b in ex.blocks)  # the text is still there, dropped
 
@@ -128,17 +93,17 @@ def test_keep_selector_miss_is_loud():
 def test_drop_only_rules_feed_the_extractor():
     page = article_page(article_extra=f"<p class='disclaimer'>{PARAS[0].upper()} DISCLAIMER TEXT.</p>").encode()
     ex = extract_html(page, S, rules=HtmlRules(drop=(".disclaimer",)))
-    assert "DISCLAIMER" not in body_text(ex)
+    assert "DISCLAIMER" not in body_text_of(ex)
     assert any("DISCLAIMER" in b.text for b in dropped(ex, "selector_drop"))
-    assert [b.text for b in body(ex) if b.kind == "paragraph"] == PARAS
+    assert [b.text for b in body_of(ex) if b.kind == "paragraph"] == PARAS
 
 
 # ---------------------------------------------------------------- trafilatura alignment
 def test_template_parts_are_dropped_blocks_and_body_is_article():
     ex = extract_html(article_page().encode(), S, url="https://example.org/news/water")
     assert ex.trace["method"] == "trafilatura"
-    assert [b.text for b in body(ex) if b.kind == "paragraph"] == PARAS
-    assert [b.kind for b in body(ex)] == ["title"] + ["paragraph"] * len(PARAS)
+    assert [b.text for b in body_of(ex) if b.kind == "paragraph"] == PARAS
+    assert [b.kind for b in body_of(ex)] == ["title"] + ["paragraph"] * len(PARAS)
     boiler = " | ".join(b.text for b in dropped(ex, "boilerplate"))
     for template_text in ("We use cookies", "Sport", "Environment", "Was this page helpful?", "Copyright 2024",
                           "Privacy policy"):
@@ -164,10 +129,10 @@ def test_headings_lists_and_code_are_typed():
              "<li>A public consultation opens in April for residents of the basin.</li></ul>"
              "<pre>level_m = 12.4\nchange = -0.8</pre>")
     ex = extract_html(article_page(article_extra=extra).encode(), S)
-    kinds = {b.text: (b.kind, b.level) for b in body(ex)}
+    kinds = {b.text: (b.kind, b.level) for b in body_of(ex)}
     assert kinds["What happens next"] == ("heading", 2)
     assert kinds["The board meets in March to review the monthly figures."] == ("list_item", 1)
-    code = [b for b in body(ex) if b.kind == "code"]
+    code = [b for b in body_of(ex) if b.kind == "code"]
     assert code and code[0].text == "level_m = 12.4\nchange = -0.8"
 
 
@@ -176,13 +141,13 @@ def test_reference_table_kept_as_markdown():
                    [(2021, "14.1", "-0.3"), (2022, "13.5", "-0.6"), (2023, "12.4", "-1.1")])
     table = f"<table><thead><tr><th>Year</th><th>Level (m)</th><th>Change</th></tr></thead><tbody>{rows}</tbody></table>"
     ex = extract_html(article_page(article_extra=table).encode(), S)
-    tables = [b for b in body(ex) if b.kind == "table"]
+    tables = [b for b in body_of(ex) if b.kind == "table"]
     assert len(tables) == 1
     lines = tables[0].text.splitlines()
     assert lines[0] == "| Year | Level (m) | Change |"
     assert lines[1] == "|---|---|---|"
     assert "| 2023 | 12.4 | -1.1 |" in lines
-    order = [b.kind for b in body(ex)]
+    order = [b.kind for b in body_of(ex)]
     assert order.index("table") == len(order) - 1  # after the paragraphs, where it sits in the page
 
 
@@ -218,7 +183,7 @@ def test_meta_charset_windows_1252_decoded():
             f"<title>Prix</title></head><body><article><p>{text} {PARAS[0]}</p><p>{PARAS[1]}</p>"
             f"<p>{PARAS[2]}</p></article></body></html>").encode("cp1252")
     ex = extract_html(page, S)
-    assert any(text in b.text for b in body(ex))
+    assert any(text in b.text for b in body_of(ex))
     assert ex.trace["encoding"] == "cp1252"
     assert "encoding_replaced" not in ex.report.flags
 
@@ -281,7 +246,7 @@ def _aeb_f1(rel: str) -> float:
     """Token F1 of one benchmark page against its ground truth (extracted once per run)."""
     gt = json.loads((CORPUS / AEB / "gt" / f"{Path(rel).stem}.json").read_text(encoding="utf-8"))
     ex = extract_html((CORPUS / rel).read_bytes(), S, url=gt.get("url"))
-    return token_f1(body_text(ex), gt["articleBody"])
+    return token_f1(body_text_of(ex), gt["articleBody"])
 
 
 @pytest.mark.corpus
@@ -310,7 +275,7 @@ def test_tab_panels_are_body_but_a_hidden_cookie_modal_is_not():
     modal = ('<div class="modal" aria-hidden="true"><p>Manage your privacy preferences for this site '
              'and choose which partners may store data.</p></div>')
     ex = extract_html(article_page(article_extra=tabs + modal).encode(), S)
-    text = body_text(ex)
+    text = body_text_of(ex)
     assert "Step one" in text and "Step two" in text and "Step three" in text
     assert "privacy preferences" not in text
     assert any("privacy preferences" in b.text and b.drop_reason for b in ex.blocks)
@@ -367,7 +332,7 @@ def test_an_unclosed_iframe_in_a_noscript_does_not_swallow_the_page():
     noscript's own markup (a crawler view) is still read."""
     gtm = '<noscript><iframe src="https://www.googletagmanager.com/ns.html?id=GTM-X" height="0" width="0" /></noscript>'
     ex = extract_html(article_page().replace("<body>", "<body>" + gtm, 1).encode(), S)
-    assert all(p in body_text(ex) for p in PARAS)
+    assert all(p in body_text_of(ex) for p in PARAS)
     # the page itself was read, not only the extractor's copy: its chrome is there, dropped
     assert any(b.drop_reason and "cookie policy" in b.text for b in ex.blocks) and ex.report.raw_chars > 500
     from selectolax.lexbor import LexborHTMLParser
@@ -385,7 +350,7 @@ def test_undeclared_windows_1252_page_is_detected():
             "\u20ac12 for the cr\u00eape and the r\u00e9sum\u00e9 of the \u0153uvre, served every morning at the "
             "market hall by the river.</p></article></body></html>")
     ex = extract_html(page.encode("cp1252"), S)
-    assert "\u20ac12 for the cr\u00eape" in body_text(ex) and "\u201cna\u00efve\u201d" in body_text(ex)
+    assert "\u20ac12 for the cr\u00eape" in body_text_of(ex) and "\u201cna\u00efve\u201d" in body_text_of(ex)
 
 
 def test_soft_hyphens_are_never_kept_as_hyphens() -> None:

@@ -14,38 +14,10 @@ from docclean_assets.extract.html.lede import units_to_standfirst
 from docclean_assets.extract.model import DropReason, Kind
 from docclean_assets.extract.settings import Settings
 from docclean_assets.ingest.sources import SourceConfigError, load_sources
-from docclean_assets_tests.test_html import PARAS, article_page, body, body_text
+from docclean_assets_tests.support.html import PARAS, article_page, body_of, body_text_of
+from docclean_assets_tests.support.html import THREAD, wordpress_page
 
 S = Settings()
-
-# (id, author, date, text, reply to)
-THREAD = [
-    ("7", "Ada Lovelace", "2024-03-01T09:15:00+00:00",
-     "Thanks for this report: our allotment well has been dropping every summer since the scheme opened.", ""),
-    ("8", "Bram Stoker", "2024-03-01T11:40:00+00:00",
-     "Same here on the east bank, although the council blames the dry spring rather than the farms.", "7"),
-    ("9", "Chen Wei", "2024-03-02T08:05:00+00:00",
-     "Monthly figures would help a lot; the annual report arrives far too late to change anything.", ""),
-]
-
-
-def _wp_comment(cid, author, date, text, children=""):
-    return (f'<li id="comment-{cid}" class="comment depth-1"><article id="div-comment-{cid}" class="comment-body">'
-            f'<footer class="comment-meta"><div class="comment-author vcard"><b class="fn">{author}</b> '
-            f'<span class="says">says:</span></div><div class="comment-metadata"><a href="#comment-{cid}">'
-            f'<time datetime="{date}">1 March 2024 at 09:15</time></a></div></footer>'
-            f'<div class="comment-content"><p>{text}</p></div>'
-            f'<div class="reply"><a class="comment-reply-link" href="#respond">Reply</a></div></article>{children}</li>')
-
-
-def wordpress_page() -> bytes:
-    a, b, c = THREAD
-    thread = (_wp_comment(*a[:4], children=f'<ol class="children">{_wp_comment(*b[:4])}</ol>') + _wp_comment(*c[:4]))
-    comments = (f'<div id="comments" class="comments-area"><h2 class="comments-title">3 thoughts on this</h2>'
-                f'<ol class="comment-list">{thread}</ol><div id="respond" class="comment-respond">'
-                f'<h3 class="comment-reply-title">Leave a Reply</h3><form><p><label>Comment</label>'
-                f'<textarea name="comment"></textarea></p></form></div></div>')
-    return article_page(article_extra=comments).encode()
 
 
 def comments_of(ex):
@@ -62,7 +34,7 @@ def test_wordpress_thread_becomes_comment_blocks_with_author_date_and_reply():
     assert cs[1].get_meta("reply_to") == "comment-7" and cs[0].get_meta("reply_to") is None
     assert all(b.drop_reason is None and not b.in_body for b in cs)
     assert "has_comments" in ex.report.flags and ex.report.reader_comments == 3
-    text = body_text(ex)
+    text = body_text_of(ex)
     assert all(p in text for p in PARAS)
     assert "allotment well" not in text and "Leave a Reply" not in text and "Ada Lovelace" not in text
 
@@ -70,10 +42,10 @@ def test_wordpress_thread_becomes_comment_blocks_with_author_date_and_reply():
 def test_comments_as_body_puts_them_in_the_body():
     ex = extract_html(wordpress_page(), S, rules=HtmlRules(comments_as_body=True))
     assert not comments_of(ex)
-    routed = [b for b in body(ex) if b.get_meta("role") == "comment"]
+    routed = [b for b in body_of(ex) if b.get_meta("role") == "comment"]
     assert [b.text for b in routed] == [t[3] for t in THREAD]
     assert all(b.kind == Kind.PARAGRAPH and b.get_meta("author") for b in routed)
-    assert body_text(ex).index(PARAS[-1]) < body_text(ex).index(THREAD[0][3])  # after the article
+    assert body_text_of(ex).index(PARAS[-1]) < body_text_of(ex).index(THREAD[0][3])  # after the article
 
 
 def test_a_drupal_comment_body_is_its_text_though_its_class_says_name():
@@ -117,7 +89,7 @@ def test_page_without_comments_has_none():
         ex = extract_html(page.encode(), S)
         assert not comments_of(ex)
         assert "has_comments" not in ex.report.flags and ex.report.reader_comments == 0
-        assert all(p in body_text(ex) for p in PARAS)
+        assert all(p in body_text_of(ex) for p in PARAS)
 
 
 def test_comments_as_body_option_in_sources_yaml(tmp_path):

@@ -14,8 +14,8 @@ from docclean_assets.extract.html.document import extract_html
 from docclean_assets.extract.html.pagekind import lists_entries, page_kind
 from docclean_assets.extract.model import DropReason, Kind
 from docclean_assets.extract.settings import LimitSettings, Settings
-from docclean_assets_tests.test_html import PARAS, article_page, body, body_text
-from docclean_assets_tests.test_html_comments import _wp_comment
+from docclean_assets_tests.support.html import PARAS, article_page, body_of, body_text_of
+from docclean_assets_tests.support.html import wp_comment
 
 S = Settings()
 
@@ -50,7 +50,7 @@ def forum_page(declare: bool = True) -> bytes:
 
 
 def posts_of(ex):
-    return [b for b in body(ex) if b.get_meta("role") == "post"]
+    return [b for b in body_of(ex) if b.get_meta("role") == "post"]
 
 
 def test_a_declared_forum_thread_keeps_every_post_as_body_with_its_author_and_date():
@@ -61,17 +61,17 @@ def test_a_declared_forum_thread_keeps_every_post_as_body_with_its_author_and_da
     assert all(b.kind == Kind.PARAGRAPH for b in posts) and not [b for b in ex.blocks if b.kind == Kind.COMMENT]
     assert ex.report.page_kind == "thread" and ex.report.posts == 3 and ex.report.reader_comments == 0
     assert "DiscussionForumPosting".lower() in ex.trace["page_kind"].lower()
-    assert "Well Forum. All rights reserved." not in body_text(ex)
+    assert "Well Forum. All rights reserved." not in body_text_of(ex)
 
 
 def test_an_undeclared_thread_is_told_by_its_comments_outweighing_the_article():
     ex = extract_html(forum_page(declare=False), S)
     assert ex.report.page_kind == "thread" and "comments hold" in ex.trace["page_kind"]
-    assert all(p[2] in body_text(ex) for p in POSTS[1:])
+    assert all(p[2] in body_text_of(ex) for p in POSTS[1:])
 
 
 def _post_under_comments(paragraphs: list[str], extra_head: str = "") -> bytes:
-    thread = "".join(_wp_comment(str(i), a, d, t) for i, (a, d, t) in enumerate(POSTS))
+    thread = "".join(wp_comment(str(i), a, d, t) for i, (a, d, t) in enumerate(POSTS))
     comments = f'<div id="comments" class="comments-area"><ol class="comment-list">{thread}</ol></div>'
     paras = "".join(f"<p>{p}</p>" for p in paragraphs)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Pump trips breaker</title>{extra_head}
@@ -88,7 +88,7 @@ def test_comments_under_an_article_stay_comments_and_a_declared_article_stays_on
     assert thread.report.page_kind == "thread" and [b.text for b in posts_of(thread)] == [p[2] for p in POSTS]
     declared = extract_html(_post_under_comments(short, '<meta property="og:type" content="article">'), S)
     assert declared.report.page_kind == "article" and declared.report.reader_comments == 3
-    assert not posts_of(declared) and POSTS[0][2] not in body_text(declared)
+    assert not posts_of(declared) and POSTS[0][2] not in body_text_of(declared)
 
 
 def test_a_declared_article_without_prose_is_a_link_post_whose_thread_is_the_content():
@@ -131,7 +131,7 @@ def test_the_answers_of_an_faq_are_body_not_reader_comments():
                     for q, a in qa)
     faq = f'<section itemscope itemtype="https://schema.org/FAQPage"><h2>Questions</h2>{items}</section>'
     ex = extract_html(article_page(article_extra=faq).encode(), S)
-    answers = [b for b in body(ex) if b.get_meta("role") == "answer"]
+    answers = [b for b in body_of(ex) if b.get_meta("role") == "answer"]
     assert [b.text for b in answers] == [a for _, a in qa]
     assert ex.report.reader_comments == 0 and ex.report.page_kind != "thread"
     assert not [b for b in ex.blocks if b.kind == Kind.COMMENT]
@@ -144,7 +144,7 @@ def test_a_panel_a_control_opens_is_content_and_a_panel_nothing_opens_stays_hidd
              f'<div id="faq-1" hidden><p>{opened}</p></div>'
              f'<div id="consent" hidden><p>{closed}</p></div>')
     ex = extract_html(article_page(article_extra=extra).encode(), S)
-    assert opened in body_text(ex)
+    assert opened in body_text_of(ex)
     assert [b.text for b in ex.blocks if b.drop_reason == DropReason.HIDDEN] == [closed]
 
 
@@ -153,12 +153,12 @@ def test_a_streamed_slot_is_read_where_its_placeholder_stands():
     page = article_page(article_extra='<template id="B:0"></template>')
     page = page.replace("</body>", f'<div hidden id="S:0"><p>{late}</p></div><script>$RC("B:0","S:0")</script></body>')
     ex = extract_html(page.encode(), S)
-    text = body_text(ex)
+    text = body_text_of(ex)
     assert late in text and text.index(PARAS[-1]) < text.index(late)
     assert not [b for b in ex.blocks if b.drop_reason == DropReason.HIDDEN]
     # without its placeholder a hidden slot is hidden content like any other
     orphan = extract_html(page.replace('<template id="B:0"></template>', "").encode(), S)
-    assert late not in body_text(orphan)
+    assert late not in body_text_of(orphan)
 
 
 def test_streamed_slots_follow_the_scripts_calls_with_hexadecimal_ids_and_segment_placeholders():
@@ -219,15 +219,15 @@ def test_a_page_over_the_size_limit_is_refused_in_one_line():
 
 
 def test_the_page_kind_is_a_quality_report_column_and_counted_per_source(tmp_path):
-    from docclean_assets_tests.test_pipeline import _materialize, _page, _rows, _source
+    from docclean_assets_tests.support.pipeline import run_ingest, template_page, sql_rows, write_source
 
-    pages = {"thread.html": forum_page(), "notice.html": _page("Ferries", "The ferry timetable changes.")}
-    cfg = _source(tmp_path, pages)
-    result = _materialize(cfg, tmp_path / "out", "web")
+    pages = {"thread.html": forum_page(), "notice.html": template_page("Ferries", "The ferry timetable changes.")}
+    cfg = write_source(tmp_path, pages)
+    result = run_ingest(cfg, tmp_path / "out", "web")
     assert result.success
-    kinds = dict(_rows(tmp_path / "out", "SELECT path, page_kind FROM quality_report"))
+    kinds = dict(sql_rows(tmp_path / "out", "SELECT path, page_kind FROM quality_report"))
     assert {p.rsplit("/", 1)[-1]: k for p, k in kinds.items()} == {"thread.html": "thread", "notice.html": "page"}
-    posts = _rows(tmp_path / "out", "SELECT count(*) FROM normalized_blocks WHERE meta['role'] = 'post' "
+    posts = sql_rows(tmp_path / "out", "SELECT count(*) FROM normalized_blocks WHERE meta['role'] = 'post' "
                                     "AND drop_reason IS NULL")
     assert posts == [(3,)]
     [mat] = [m for m in result.asset_materializations_for_node("parsed_blocks")
@@ -261,7 +261,7 @@ def test_a_declared_thread_whose_markup_names_no_comment_has_its_posts_told_by_t
     posts = posts_of(ex)
     assert [b.text for b in posts] == [p[2] for p in POSTS]
     assert [(b.get_meta("author"), b.get_meta("date")) for b in posts] == [p[:2] for p in POSTS]
-    assert "Well digger" not in body_text(ex) and ex.report.posts == 3  # the author's card is about the post
+    assert "Well digger" not in body_text_of(ex) and ex.report.posts == 3  # the author's card is about the post
 
 
 def test_structural_posts_need_repeats_with_a_time_and_an_author_each():
@@ -300,7 +300,7 @@ def test_a_product_pages_customer_reviews_are_kept_apart_like_reader_comments():
     ex = extract_html(product_page(), S)
     reviews = [b for b in ex.blocks if b.get_meta("comment_kind") == "review"]
     assert [b.kind for b in reviews] == [Kind.COMMENT] * 3 and all(r in b.text for r, b in zip(REVIEWS, reviews))
-    assert not any(r in body_text(ex) for r in REVIEWS) and PARAS[0] in body_text(ex)
+    assert not any(r in body_text_of(ex) for r in REVIEWS) and PARAS[0] in body_text_of(ex)
     assert ex.report.page_kind == "product" and ex.report.reader_comments == 3  # never a thread by their words
     # an article declaring itself keeps its text as the extractor decided: no review is taken out
     article = extract_html(product_page("Article"), S)

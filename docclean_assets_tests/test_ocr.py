@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import random
-import re
-from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -21,21 +19,11 @@ from docclean_assets.extract.ocr.settings import OcrSettings
 from docclean_assets.extract.settings import Settings
 from docclean_assets.ingest.sources import SourceConfigError, load_sources
 from docclean_assets_tests.fixtures import build_ocr as F
-from docclean_assets_tests import faults
+from docclean_assets_tests.support import faults
+from docclean_assets_tests.support.recall import MIN_RECALL, recall
 
 needs_tesseract = pytest.mark.skipif(not engine_available(OcrSettings()),
                                      reason="no tesseract models (apt-get install tesseract-ocr-eng)")
-MIN_RECALL = 0.8
-
-
-def tokens(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def recall(known: str, got: str) -> float:
-    """Share of the known tokens (with multiplicity) found in `got`."""
-    want, have = Counter(tokens(known)), Counter(tokens(got))
-    return sum(min(n, have[t]) for t, n in want.items()) / sum(want.values())
 
 
 def _texts(ext, kind: str) -> str:

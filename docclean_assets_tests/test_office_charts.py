@@ -9,14 +9,15 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.packuri import PackURI
 from docx.opc.part import Part
 from pptx import Presentation
-from pptx.chart.data import CategoryChartData, XyChartData
+from pptx.chart.data import XyChartData
 from pptx.chart.xmlwriter import ChartXmlWriter
 from pptx.enum.chart import XL_CHART_TYPE
 from pptx.util import Pt
 
 from docclean_assets.extract.office.pptx import extract_pptx
 from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.test_docx import _extract, _inject
+from docclean_assets_tests.support.docx import extract_doc, inject_xml
+from docclean_assets_tests.support.office import category_data
 
 CHART_CT = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
 TABLE = (
@@ -26,14 +27,6 @@ TABLE = (
     "| Q2 | 2.25 | 1.75 |\n"
     "| Q3 | 3 | 2.5 |"
 )
-
-
-def _category_data() -> CategoryChartData:
-    data = CategoryChartData()
-    data.categories = ["Q1", "Q2", "Q3"]
-    data.add_series("Revenue", (1.5, 2.25, 3))
-    data.add_series("Cost", (1, 1.75, 2.5))
-    return data
 
 
 def _pptx(build) -> list:
@@ -50,7 +43,7 @@ def test_pptx_chart_title_series_categories_and_values_as_a_table():
         _box = slide.shapes.add_textbox(Pt(40), Pt(20), Pt(600), Pt(40))
         _box.text_frame.text = "Results"
         chart = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Pt(40), Pt(80), Pt(600), Pt(300),
-                                       _category_data()).chart
+                                       category_data()).chart
         chart.has_title = True
         chart.chart_title.text_frame.text = "Revenue and cost"
 
@@ -79,12 +72,12 @@ def test_pptx_xy_chart_without_title():
 def test_docx_chart_part_as_a_table_after_its_paragraph():
     d = docx.Document()
     d.add_paragraph("Figures for the year.")
-    xml = ChartXmlWriter(XL_CHART_TYPE.LINE, _category_data()).xml
+    xml = ChartXmlWriter(XL_CHART_TYPE.LINE, category_data()).xml
     xml = xml.replace("<c:chart>", '<c:chart><c:title><c:tx><c:rich><a:bodyPr/><a:p><a:r><a:t>Revenue and cost'
                                    "</a:t></a:r></a:p></c:rich></c:tx></c:title>", 1)
     part = Part(PackURI("/word/charts/chart1.xml"), CHART_CT, xml.encode("utf-8"), d.part.package)
     rid = d.part.relate_to(part, RT.CHART)
-    _inject(
+    inject_xml(
         d,
         '<w:p><w:r><w:drawing><wp:inline><wp:extent cx="5486400" cy="3200400"/><wp:docPr id="1" name="Chart 1"/>'
         '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
@@ -92,7 +85,7 @@ def test_docx_chart_part_as_a_table_after_its_paragraph():
         "</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"
         "<w:p><w:r><w:t>After the chart.</w:t></w:r></w:p>",
     )
-    ex = _extract(d)
+    ex = extract_doc(d)
     got = [(b.kind, b.text) for b in ex.blocks if b.in_body]
     assert got == [
         ("paragraph", "Figures for the year."), ("caption", "Revenue and cost"), ("table", TABLE),

@@ -11,32 +11,10 @@ from pptx.util import Pt
 
 from docclean_assets.extract.office.pptx import extract_pptx
 from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.test_docx import _body, _extract, _inject
-
-M = 'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"'
-
-
-def r(text: str) -> str:
-    return f"<m:r><m:t>{text}</m:t></m:r>"
+from docclean_assets_tests.support.docx import body_blocks, extract_doc, inject_xml
+from docclean_assets_tests.support.office import M, QUADRATIC, r, sub, sup
 
 
-def sup(base: str, script: str) -> str:
-    return f"<m:sSup><m:e>{base}</m:e><m:sup>{script}</m:sup></m:sSup>"
-
-
-def sub(base: str, script: str) -> str:
-    return f"<m:sSub><m:e>{base}</m:e><m:sub>{script}</m:sub></m:sSub>"
-
-
-# x = (−b ± √(b² − 4ac)) / 2a, with a deleted "+ 0" revision inside the radical
-QUADRATIC = (
-    r("x=")
-    + "<m:f><m:num>" + r("−b±")
-    + "<m:rad><m:radPr><m:degHide m:val=\"1\"/></m:radPr><m:deg/><m:e>"
-    + sup(r("b"), r("2")) + r("−4ac")
-    + '<w:del w:id="7" w:author="r"><m:r><m:t>+0</m:t></m:r></w:del>'
-    + "</m:e></m:rad></m:num><m:den>" + r("2a") + "</m:den></m:f>"
-)
 SUM = (
     '<m:nary><m:naryPr><m:chr m:val="∑"/></m:naryPr><m:sub>' + r("i=1") + "</m:sub><m:sup>" + r("n")
     + "</m:sup><m:e>" + sub(r("x"), r("i")) + "</m:e></m:nary>"
@@ -57,13 +35,13 @@ MISC = (
 
 def test_docx_inline_and_display_equations_as_linear_text():
     d = docx.Document()
-    _inject(
+    inject_xml(
         d,
         f'<w:p {M}><w:r><w:t xml:space="preserve">The roots are </w:t></w:r><m:oMath>{QUADRATIC}</m:oMath>'
         '<w:r><w:t>.</w:t></w:r></w:p>'
         f'<w:p {M}><m:oMathPara><m:oMath>{SUM}</m:oMath><m:oMath>{MISC}</m:oMath></m:oMathPara></w:p>',
     )
-    texts = [b.text for b in _body(_extract(d))]
+    texts = [b.text for b in body_blocks(extract_doc(d))]
     assert texts == [
         "The roots are x=(−b±sqrt(b^2−4ac))/(2a).",
         "∑_(i=1)^n x_i\n[a,b]+sin(θ)+cos((πx)/(L))+sqrt[3](y)+z_k^2+[1, 0; 0, 1]",

@@ -8,122 +8,63 @@ import pytest
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.defs.definitions import build_defs
-from docclean_assets.store.tables import Store
+from docclean_assets_tests.support.pipeline import asset_meta, run_ingest, sql_rows, template_page, write_source
 
 PROJECT = Path(__file__).resolve().parents[1]
-ARTICLE = """<html><head><title>{title}</title></head><body>
-<nav><a href="/">Home</a> <a href="/docs">Docs</a> <a href="/blog">Blog</a></nav>
-<div class="cookie">We use cookies to improve your experience. Accept all cookies</div>
-<main><article><h1>{title}</h1>
-<p>{body} {first}</p>
-<p>{second}</p>
-</article></main>
-<footer>Copyright 2026 Example Org. All rights reserved. Privacy policy</footer></body></html>"""
-
-
-SENTENCES = [
-    "The committee met on a Tuesday and reviewed the figures in detail before voting.",
-    "Members noted that the earlier estimate had been revised twice since the spring survey.",
-    "Residents along the river asked for the footpath to stay open during the works.",
-    "The contractor expects the second phase to begin once the ground has dried out.",
-    "An independent engineer will inspect the foundations before the deck is poured.",
-    "Funding for the scheme comes partly from a regional grant awarded last winter.",
-    "Local businesses reported fewer deliveries while the main road was narrowed.",
-    "The archive holds photographs of the original crossing from the nineteenth century.",
-    "Volunteers counted cyclists at the junction for two weeks to estimate demand.",
-    "A public meeting is planned so that people can put questions to the engineers.",
-]
-
-
-def _page(title: str, body: str) -> str:
-    """An article page in a shared template; its prose differs from every other page's."""
-    k = sum(map(ord, title + body))
-    first, second = SENTENCES[k % len(SENTENCES)], SENTENCES[(k // len(SENTENCES) + 3) % len(SENTENCES)]
-    return ARTICLE.format(title=title, body=body, first=first, second=second if second != first else "")
-
-
-def _source(tmp_path: Path, files: dict[str, bytes | str], extra: str = "") -> Path:
-    docs = tmp_path / "docs"
-    docs.mkdir(exist_ok=True)
-    for name, content in files.items():
-        target = docs / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content.encode() if isinstance(content, str) else content)
-    cfg = tmp_path / "sources.yaml"
-    cfg.write_text(f"sources:\n  web:\n    path: docs\n    max_revisions: 0\n{extra}")
-    return cfg
-
-
-def _materialize(cfg: Path, data_dir: Path, partition: str, instance: dg.DagsterInstance | None = None,
-                 **parse_config) -> dg.ExecuteInProcessResult:
-    """One run of the `ingest` job (every asset and check) for a partition, as the UI launches it."""
-    job = build_defs(cfg, data_dir).resolve_job_def("ingest")
-    return job.execute_in_process(
-        run_config={"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": parse_config}}}}} if parse_config else None,
-        partition_key=partition, instance=instance, raise_on_error=False)
-
-
-def _meta(result: dg.ExecuteInProcessResult, asset: str) -> dict:
-    [mat] = [m for m in result.asset_materializations_for_node(asset) if m.asset_key == dg.AssetKey(asset)]
-    return {k: v.value for k, v in mat.metadata.items()}
-
-
-def _rows(data_dir: Path, sql: str) -> list[tuple]:
-    return Store(data_dir).connect().execute(sql).fetchall()
 
 
 def test_incremental_reingestion_parses_only_the_changed_file(tmp_path):
-    files = {f"p{i}.html": _page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(3)}
+    files = {f"p{i}.html": template_page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(3)}
     files["blank.html"] = "<html><body></body></html>"  # parses to no blocks at all: still reused
-    cfg = _source(tmp_path, files)
+    cfg = write_source(tmp_path, files)
     data = tmp_path / "out"
-    first = _materialize(cfg, data, "web")
-    assert first.success and _meta(first, "parsed_blocks")["parsed"] == 4
-    (tmp_path / "docs" / "p1.html").write_text(_page("Topic 1", "A rewritten introduction about the new bridge."))
-    second = _materialize(cfg, data, "web")
-    meta = _meta(second, "parsed_blocks")
+    first = run_ingest(cfg, data, "web")
+    assert first.success and asset_meta(first, "parsed_blocks")["parsed"] == 4
+    (tmp_path / "docs" / "p1.html").write_text(template_page("Topic 1", "A rewritten introduction about the new bridge."))
+    second = run_ingest(cfg, data, "web")
+    meta = asset_meta(second, "parsed_blocks")
     assert (meta["parsed"], meta["reused"], meta["failed"]) == (1, 3, 0)
-    body = " ".join(r[0] for r in _rows(data, "SELECT text FROM normalized_blocks WHERE path = 'p1.html' AND drop_reason IS NULL"))
+    body = " ".join(r[0] for r in sql_rows(data, "SELECT text FROM normalized_blocks WHERE path = 'p1.html' AND drop_reason IS NULL"))
     assert "new bridge" in body and "harbour works" not in body
-    forced = _materialize(cfg, data, "web", force=True)
-    assert _meta(forced, "parsed_blocks")["parsed"] == 4
+    forced = run_ingest(cfg, data, "web", force=True)
+    assert asset_meta(forced, "parsed_blocks")["parsed"] == 4
 
 
 def test_a_source_with_no_readable_file_is_empty_not_missing(tmp_path):
     """Files of other types are counted by extension (hidden ones are not), and every asset of a
     source with nothing to read materializes empty instead of failing for a missing upstream."""
-    cfg = _source(tmp_path, {"a.html.gz": _page("A", "Packed."), "b.html.gz": "x", "notes.txt": "n", ".DS_Store": "d"})
+    cfg = write_source(tmp_path, {"a.html.gz": template_page("A", "Packed."), "b.html.gz": "x", "notes.txt": "n", ".DS_Store": "d"})
     data = tmp_path / "out"
-    first = _materialize(cfg, data, "web")
+    first = run_ingest(cfg, data, "web")
     assert first.success, [e.message for e in first.all_events if e.is_failure]
-    raw = _meta(first, "raw_files")
+    raw = asset_meta(first, "raw_files")
     assert raw["skipped_files"] == 3 and raw["dagster/row_count"] == 0
     assert {r["extension"]: r["files"] for r in (x.data for x in raw["skipped_types"].records)} == {".gz": 2, ".txt": 1}
     for asset in ("parsed_blocks", "normalized_blocks", "chunks", "quality_report"):
-        assert _meta(first, asset)["dagster/row_count"] == 0, asset
-    (tmp_path / "docs" / "a.html").write_text(_page("A", "Unpacked at last."))
-    second = _materialize(cfg, data, "web")
-    assert second.success and _meta(second, "parsed_blocks")["parsed"] == 1
-    assert _rows(data, "SELECT count(*) FROM quality_report") == [(1,)]
+        assert asset_meta(first, asset)["dagster/row_count"] == 0, asset
+    (tmp_path / "docs" / "a.html").write_text(template_page("A", "Unpacked at last."))
+    second = run_ingest(cfg, data, "web")
+    assert second.success and asset_meta(second, "parsed_blocks")["parsed"] == 1
+    assert sql_rows(data, "SELECT count(*) FROM quality_report") == [(1,)]
 
 
 def test_corrupt_and_hanging_documents_fail_alone(tmp_path):
-    files = {"good.html": _page("Budget", "The budget passed."), "corrupt.pdf": b"%PDF-1.7\n1 0 obj <<broken",
-             "misnamed.pdf": _page("Misnamed", "An HTML page saved with a .pdf name."),
-             "hang.html": _page("Stuck", "Never parsed."), "empty.docx": b"", "fake.pptx": b"this is not a deck"}
-    cfg = _source(tmp_path, files, "settings:\n  limits: {timeout_s: 4}\n")
+    files = {"good.html": template_page("Budget", "The budget passed."), "corrupt.pdf": b"%PDF-1.7\n1 0 obj <<broken",
+             "misnamed.pdf": template_page("Misnamed", "An HTML page saved with a .pdf name."),
+             "hang.html": template_page("Stuck", "Never parsed."), "empty.docx": b"", "fake.pptx": b"this is not a deck"}
+    cfg = write_source(tmp_path, files, "settings:\n  limits: {timeout_s: 4}\n")
     data = tmp_path / "out"
-    result = _materialize(cfg, data, "web", extractor="docclean_assets_tests.faults:hang_or_extract")
+    result = run_ingest(cfg, data, "web", extractor="docclean_assets_tests.support.faults:hang_or_extract")
     assert result.success
-    rows = {r[0]: (r[1], r[2]) for r in _rows(data, "SELECT path, status, error FROM quality_report")}
+    rows = {r[0]: (r[1], r[2]) for r in sql_rows(data, "SELECT path, status, error FROM quality_report")}
     assert rows["good.html"] == ("ok", None)
     assert rows["misnamed.pdf"] == ("ok", None)  # read by what its bytes are, and flagged
-    assert _rows(data, "SELECT format, flags FROM quality_report WHERE path = 'misnamed.pdf'") == [("html", ["format_mismatch"])]
+    assert sql_rows(data, "SELECT format, flags FROM quality_report WHERE path = 'misnamed.pdf'") == [("html", ["format_mismatch"])]
     assert rows["hang.html"] == ("failed", "timed out after 4 s")
     assert rows["corrupt.pdf"][0] == "failed" and rows["corrupt.pdf"][1]
     assert rows["empty.docx"] == ("failed", "empty file (0 bytes)")
     assert rows["fake.pptx"][0] == "failed" and "unrecognised format" in rows["fake.pptx"][1]
-    assert _rows(data, "SELECT count(*) FROM normalized_blocks WHERE path = 'good.html' AND drop_reason IS NULL")[0][0] > 0
+    assert sql_rows(data, "SELECT count(*) FROM normalized_blocks WHERE path = 'good.html' AND drop_reason IS NULL")[0][0] > 0
     # 4 of 6 failed, far above a tenth: the failed_documents check fails at ERROR, listing each with its error.
     [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == "failed_documents"]
     assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR
@@ -137,22 +78,22 @@ def test_retention_band_check_lists_the_outlier(tmp_path):
     # the template is removed its retention ratio falls far below its siblings'.
     menu = "".join(f"<li><a href='/x{i}'>Section link number {i} of the site</a></li>" for i in range(60))
     shared = f"<div class='menu'><ul>{menu}</ul></div>"
-    files = {f"p{i}.html": _page(f"Topic {i}", f"Report {i} on the harbour works.").replace("<main>", shared + "<main>")
+    files = {f"p{i}.html": template_page(f"Topic {i}", f"Report {i} on the harbour works.").replace("<main>", shared + "<main>")
              for i in range(6)}
     files["thin.html"] = f"<html><body>{shared}<main><p>Stub.</p></main></body></html>"
-    cfg = _source(tmp_path, files)
-    result = _materialize(cfg, tmp_path / "out", "web")
+    cfg = write_source(tmp_path, files)
+    result = run_ingest(cfg, tmp_path / "out", "web")
     [band] = [c for c in result.get_asset_check_evaluations() if c.check_name == "retention_band"]
     assert not band.passed and band.severity == dg.AssetCheckSeverity.WARN  # a learned band warns
     assert [r.data["path"] for r in band.metadata["below_band"].value.records] == ["thin.html"]
-    flags = dict(_rows(tmp_path / "out", "SELECT path, flags FROM quality_report"))
+    flags = dict(sql_rows(tmp_path / "out", "SELECT path, flags FROM quality_report"))
     assert "below_retention_band" in flags["thin.html"]
     assert not any("below_retention_band" in f for p, f in flags.items() if p != "thin.html")
 
 
 def test_cli_run_sql_and_exit_codes(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))  # not there yet: the CLI creates it
-    cfg = _source(tmp_path, {"a.html": _page("Ferries", "The ferry timetable changes."), "b.html": _page("Roads", "Roads close.")})
+    cfg = write_source(tmp_path, {"a.html": template_page("Ferries", "The ferry timetable changes."), "b.html": template_page("Roads", "Roads close.")})
     data = tmp_path / "out"
     assert cli_main(["run", "--sources", str(cfg), "--data-dir", str(data)]) == 0
     runs = dg.DagsterInstance.get().get_runs()
@@ -209,7 +150,7 @@ def _cli_edges(tmp_path: Path, data: Path, bad: Path) -> None:
 
 def test_extract_command_prints_blocks_without_dagster(tmp_path, capsys):
     f = tmp_path / "a.html"
-    f.write_text(_page("Ferries", "The ferry timetable changes in May."))
+    f.write_text(template_page("Ferries", "The ferry timetable changes in May."))
     assert cli_main(["extract", str(f), "--jsonl"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     body = " ".join(r["text"] for r in rows if r["drop_reason"] is None)
@@ -218,7 +159,7 @@ def test_extract_command_prints_blocks_without_dagster(tmp_path, capsys):
 
 
 def test_schedule_and_sensor_request_the_source_partition(tmp_path):
-    cfg = _source(tmp_path, {"a.html": _page("A", "Alpha.")}, "    schedule: '0 3 * * *'\n")
+    cfg = write_source(tmp_path, {"a.html": template_page("A", "Alpha.")}, "    schedule: '0 3 * * *'\n")
     defs = build_defs(cfg, tmp_path / "out")
     [sched] = list(defs.schedules)
     assert sched.cron_schedule == "0 3 * * *"
@@ -232,7 +173,7 @@ def test_schedule_and_sensor_request_the_source_partition(tmp_path):
     assert [r.partition_key for r in first.run_requests] == ["web"]
     with dg.build_sensor_context(cursor=first.cursor, resources=defs.resources, repository_def=defs.get_repository_def()) as ctx:
         assert sensor.evaluate_tick(ctx).run_requests == []
-    (tmp_path / "docs" / "b.html").write_text(_page("B", "Beta."))
+    (tmp_path / "docs" / "b.html").write_text(template_page("B", "Beta."))
     with dg.build_sensor_context(cursor=first.cursor, resources=defs.resources, repository_def=defs.get_repository_def()) as ctx:
         assert [r.partition_key for r in sensor.evaluate_tick(ctx).run_requests] == ["web"]
 
@@ -246,10 +187,10 @@ def test_definitions_module_loads():
 @pytest.fixture
 def web_server():
     """A real HTTP server on loopback serving a few pages, a 404 and an oversized body."""
-    from docclean_assets_tests.httpserve import loopback_server, send
+    from docclean_assets_tests.support.httpserve import loopback_server, send
 
-    pages = {"/a.html": _page("Tides", "The tide tables for spring are out."),
-             "/b": _page("Locks", "The lock keepers will strike in June."),
+    pages = {"/a.html": template_page("Tides", "The tide tables for spring are out."),
+             "/b": template_page("Locks", "The lock keepers will strike in June."),
              "/big.html": "<html><body>" + "x" * 5000 + "</body></html>"}
     seen_agents = []
 
@@ -274,45 +215,45 @@ def test_url_source_fetches_politely_and_records_failures(tmp_path, web_server):
     cfg.write_text("sources:\n  news:\n    urls:\n" + "".join(f"      - {u}\n" for u in urls)
                    + "settings:\n  fetch: {max_bytes: 4000, timeout_s: 10}\n")
     data = tmp_path / "out"
-    result = _materialize(cfg, data, "news")
+    result = run_ingest(cfg, data, "news")
     assert result.success
-    raw = {r[0]: r[1:] for r in _rows(data, "SELECT path, http_status, format, error FROM raw_files")}
+    raw = {r[0]: r[1:] for r in sql_rows(data, "SELECT path, http_status, format, error FROM raw_files")}
     assert raw[f"{base}/a.html"] == (200, "html", None)
     assert raw[f"{base}/b"] == (200, "html", None)  # no extension: the bytes say html
     assert raw[f"{base}/missing"][0] == 404 and "404" in raw[f"{base}/missing"][2]
     assert "larger than 4000 bytes" in raw[f"{base}/big.html"][2]
     assert all(a == fetch.USER_AGENT for a in agents)
-    status = dict(_rows(data, "SELECT path, status FROM quality_report"))
+    status = dict(sql_rows(data, "SELECT path, status FROM quality_report"))
     assert status == {f"{base}/a.html": "ok", f"{base}/b": "ok", f"{base}/missing": "failed", f"{base}/big.html": "failed"}
-    body = " ".join(r[0] for r in _rows(data, f"SELECT text FROM normalized_blocks WHERE path = '{base}/b' AND drop_reason IS NULL"))
+    body = " ".join(r[0] for r in sql_rows(data, f"SELECT text FROM normalized_blocks WHERE path = '{base}/b' AND drop_reason IS NULL"))
     assert "lock keepers will strike" in body
 
 
 def test_quality_report_says_which_path_produced_the_body(tmp_path):
     jsonld = ('<script type="application/ld+json">{"@type": "Article", "articleBody": '
               '"The ferry timetable changes in May. Extra sailings run at weekends."}</script>')
-    files = {"plain.html": _page("Ferries", "The ferry timetable changes in May."),
+    files = {"plain.html": template_page("Ferries", "The ferry timetable changes in May."),
              "ld.html": f"<html><head>{jsonld}</head><body><article><p>The ferry timetable changes in May. "
                         "Extra sailings run at weekends.</p></article></body></html>"}
-    cfg = _source(tmp_path, files)
-    assert _materialize(cfg, tmp_path / "out", "web").success
-    assert dict(_rows(tmp_path / "out", "SELECT path, method FROM quality_report")) == {
+    cfg = write_source(tmp_path, files)
+    assert run_ingest(cfg, tmp_path / "out", "web").success
+    assert dict(sql_rows(tmp_path / "out", "SELECT path, method FROM quality_report")) == {
         "plain.html": "trafilatura", "ld.html": "jsonld"}
 
 
 def test_changed_settings_or_source_options_parse_again(tmp_path):
-    files = {f"p{i}.html": _page(f"Topic {i}", f"Report {i} on the quays.") for i in range(2)}
-    cfg = _source(tmp_path, files)
+    files = {f"p{i}.html": template_page(f"Topic {i}", f"Report {i} on the quays.") for i in range(2)}
+    cfg = write_source(tmp_path, files)
     data = tmp_path / "out"
-    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
-    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
+    assert asset_meta(run_ingest(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
+    assert asset_meta(run_ingest(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
     cfg.write_text(cfg.read_text() + "    html: {drop: ['.cookie']}\n")
-    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
+    assert asset_meta(run_ingest(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
     text = cfg.read_text()
     cfg.write_text(text + "settings:\n  boilerplate: {min_docs: 4}\n")  # acts after parsing
-    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
+    assert asset_meta(run_ingest(cfg, data, "web"), "parsed_blocks")["parsed"] == 0
     cfg.write_text(text + "settings:\n  html: {shell_max_chars: 150}\n")
-    assert _meta(_materialize(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
+    assert asset_meta(run_ingest(cfg, data, "web"), "parsed_blocks")["parsed"] == 2
 
 
 def test_boilerplate_sets_searches_again_only_when_the_parses_changed(tmp_path, monkeypatch):
@@ -320,18 +261,18 @@ def test_boilerplate_sets_searches_again_only_when_the_parses_changed(tmp_path, 
     nothing (its per-document pass is linear in the source); a changed document searches again."""
     from docclean_assets.pipeline import derive
 
-    files = {f"p{i}.html": _page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(6)}
-    cfg, data, instance = _source(tmp_path, files), tmp_path / "out", dg.DagsterInstance.ephemeral()
-    first = _materialize(cfg, data, "web", instance)
-    assert first.success and _meta(first, "boilerplate_sets")["dagster/row_count"] > 0
+    files = {f"p{i}.html": template_page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(6)}
+    cfg, data, instance = write_source(tmp_path, files), tmp_path / "out", dg.DagsterInstance.ephemeral()
+    first = run_ingest(cfg, data, "web", instance)
+    assert first.success and asset_meta(first, "boilerplate_sets")["dagster/row_count"] > 0
     searches = []
     real = derive.boilerplate_table
     monkeypatch.setattr(derive, "boilerplate_table", lambda *a, **k: searches.append(1) or real(*a, **k))
-    again = _materialize(cfg, data, "web", instance)
-    same = {k: v for k, v in _meta(first, "boilerplate_sets").items() if k != "changed"}
+    again = run_ingest(cfg, data, "web", instance)
+    same = {k: v for k, v in asset_meta(first, "boilerplate_sets").items() if k != "changed"}
     assert again.success and searches == []
-    assert {k: v for k, v in _meta(again, "boilerplate_sets").items() if k != "changed"} == same
-    assert _meta(again, "boilerplate_sets")["changed"] is False
-    (tmp_path / "docs" / "p1.html").write_text(_page("Topic 1", "A rewritten introduction about the new bridge."))
-    changed = _materialize(cfg, data, "web", instance)
+    assert {k: v for k, v in asset_meta(again, "boilerplate_sets").items() if k != "changed"} == same
+    assert asset_meta(again, "boilerplate_sets")["changed"] is False
+    (tmp_path / "docs" / "p1.html").write_text(template_page("Topic 1", "A rewritten introduction about the new bridge."))
+    changed = run_ingest(cfg, data, "web", instance)
     assert changed.success and searches == [1]

@@ -15,7 +15,7 @@ from docclean_assets.extract.api import ExtractionError, extract_document
 from docclean_assets.extract.office.pptx import extract_pptx
 from docclean_assets.extract.office.settings import OfficeSettings
 from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
+from docclean_assets_tests.support.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
 
 P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
 A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"

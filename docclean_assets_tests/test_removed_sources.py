@@ -9,7 +9,7 @@ from pathlib import Path
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.test_pipeline import _page
+from docclean_assets_tests.support.pipeline import template_page
 
 QUERIES = ["SELECT source, path, status FROM quality_report ORDER BY ALL",
            "SELECT source, count(*) AS n FROM raw_files GROUP BY ALL ORDER BY ALL",
@@ -22,7 +22,7 @@ def _folders(root: Path) -> None:
         (root / name).mkdir(parents=True)
         for i in range(2):
             (root / name / f"{name}{i}.html").write_text(
-                _page(f"{name.title()} notice {i}", f"The {name} notice number {i} says what changes this month."))
+                template_page(f"{name.title()} notice {i}", f"The {name} notice number {i} says what changes this month."))
 
 
 def _config(path: Path, sources: dict[str, str], extra: str = "") -> Path:

@@ -3,7 +3,7 @@ import pytest
 
 from docclean_assets.extract.api import extract_document
 from docclean_assets.ingest.render import RenderError, chromium_path, render_url
-from docclean_assets_tests.httpserve import loopback_server, send
+from docclean_assets_tests.support.httpserve import loopback_server, send
 
 SHELL = b"""<!doctype html><html><head><title>App</title><script src="/app.js"></script></head>
 <body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript></body></html>"""

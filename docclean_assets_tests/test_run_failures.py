@@ -15,8 +15,8 @@ import pytest
 from docclean_assets.cli import main as cli_main
 from docclean_assets.store import tables
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.faultproxy import FaultProxy
-from docclean_assets_tests.runs import notices_config, table_rows
+from docclean_assets_tests.support.faultproxy import FaultProxy
+from docclean_assets_tests.support.runs import notices_config, table_rows
 
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "data" / "sources.yaml"

@@ -20,7 +20,7 @@ from docclean_assets.store.location import StorageUnavailable
 from docclean_assets.store.settings import StorageSettings
 from docclean_assets.store.tables import Store
 from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
-from docclean_assets_tests import s3server
+from docclean_assets_tests.support import s3server
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
 # Columns that legitimately differ between the same file on a disk and in a bucket (or between runs).
@@ -221,7 +221,7 @@ def test_a_source_bucket_that_cannot_be_read_fails_the_run_in_one_line(s3_env, t
 def test_an_object_deleted_after_listing_is_a_failed_row_that_says_so(s3_env, tmp_path):
     """Issue 37, point 5, on object storage: an object of a prefix source deleted between raw_files and
     its worker's read is that document's failed row, in one line; the other documents parse."""
-    from docclean_assets_tests.stages import parse_into
+    from docclean_assets_tests.support.stages import parse_into
 
     fs, bucket = s3_env.client(), s3_env.new_bucket()
     for name in ("going", "staying"):

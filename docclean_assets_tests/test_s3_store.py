@@ -15,7 +15,7 @@ from deltalake import DeltaTable
 
 from docclean_assets.cli import main as cli_main
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.stages import pair_tags, store_writer
+from docclean_assets_tests.support.stages import pair_tags, store_writer
 
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "data" / "sources.yaml"
@@ -72,7 +72,7 @@ def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from
     from multiprocessing import forkserver
 
     import docclean_assets.engine.isolate  # noqa: F401 - sets the fork server's preload
-    from docclean_assets_tests.httpserve import loopback_server, send
+    from docclean_assets_tests.support.httpserve import loopback_server, send
 
     # the workers' fork server starts before the credentials are set, as when a long-lived process
     # (dagster dev, a test session) ran a local source first: workers must not need their environment
@@ -111,7 +111,7 @@ def test_a_url_source_keeps_its_fetched_pages_in_the_bucket_and_parses_them_from
 
 
 def test_credentials_from_an_aws_profile_reach_both_the_tables_and_the_readers(s3, tmp_path, monkeypatch, capsys):
-    from docclean_assets_tests.s3server import ACCESS_KEY, SECRET_KEY
+    from docclean_assets_tests.support.s3server import ACCESS_KEY, SECRET_KEY
 
     (tmp_path / "aws").mkdir()
     (tmp_path / "aws" / "credentials").write_text(
@@ -202,30 +202,30 @@ def test_two_writers_without_a_lock_both_land_or_one_fails_cleanly(s3_env):
 
 
 def test_runs_killed_on_s3_resume_with_only_uncommitted_documents_and_end_identical(s3_env, tmp_path):
-    from docclean_assets_tests import test_resume as resume
+    from docclean_assets_tests.support import resume
 
     total = 18  # 6 batches: the kill after the third leaves some committed and some not (each S3 commit ~0.4 s)
-    resume._folder(tmp_path / "docs", resume._pages(total))
-    cfg = resume._config(tmp_path, "sources")
+    resume.write_pages(tmp_path / "docs", resume.numbered_pages(total))
+    cfg = resume.write_config(tmp_path, "sources")
     local = tmp_path / "once"
-    resume._run(tmp_path, cfg, local)
+    resume.cli_run(tmp_path, cfg, local)
     url = f"s3://{s3_env.new_bucket()}/resumed"
-    resume._killed_run(tmp_path, cfg, url, 3, 0.5)  # SIGKILLed half a batch after its third batch line
+    resume.killed_run(tmp_path, cfg, url, 3, 0.5)  # SIGKILLed half a batch after its third batch line
     committed = Store(url).count_where("parsed_documents", "web", "TRUE")
     assert committed % resume.BATCH == 0 and 3 * resume.BATCH <= committed < total
-    counts = resume._parsed_counts(resume._run(tmp_path, cfg, url))
+    counts = resume.parsed_counts(resume.cli_run(tmp_path, cfg, url))
     assert counts["parsed"] == total - committed and counts["reused"] == committed
-    assert resume._tables(url) == resume._tables(local)
+    assert resume.committed_tables(url) == resume.committed_tables(local)
 
 
 def test_two_docclean_runs_racing_on_one_s3_source_end_in_whole_commits(s3_env, tmp_path):
-    from docclean_assets_tests import test_resume as resume
+    from docclean_assets_tests.support import resume
 
-    resume._folder(tmp_path / "docs", resume._pages(12))  # 4 batches each: the runs overlap
-    cfg = resume._config(tmp_path, "sources")
+    resume.write_pages(tmp_path / "docs", resume.numbered_pages(12))  # 4 batches each: the runs overlap
+    cfg = resume.write_config(tmp_path, "sources")
     url = f"s3://{s3_env.new_bucket()}/race"
     runs = [subprocess.Popen([resume.DOCCLEAN, "run", "--sources", str(cfg), "--data-dir", url, "--quiet"],
-                             env=resume._env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             env=resume.cli_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             for _ in range(2)]
     outs = [(r.wait(300), r.stdout.read()) for r in runs]
     for code, out in outs:  # each run finished, or stopped on the other's commit and said so in its last line
@@ -239,7 +239,7 @@ def test_two_docclean_runs_racing_on_one_s3_source_end_in_whole_commits(s3_env, 
                           "(SELECT 1 FROM parsed_blocks b WHERE b.path = d.path)").fetchall()[0][0]
     con.close()
     assert orphans == 0
-    resume._run(tmp_path, cfg, url)  # a run alone afterwards completes what a stopped one left
+    resume.cli_run(tmp_path, cfg, url)  # a run alone afterwards completes what a stopped one left
     local = tmp_path / "local"
-    resume._run(tmp_path, cfg, local)
-    assert resume._tables(url) == resume._tables(local)
+    resume.cli_run(tmp_path, cfg, local)
+    assert resume.committed_tables(url) == resume.committed_tables(local)

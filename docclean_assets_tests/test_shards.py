@@ -18,12 +18,12 @@ from docclean_assets.defs.definitions import EXECUTOR_ENV, executor
 from docclean_assets.pipeline.shards import shard_keys, shard_of, shard_rows, stale_keys
 from docclean_assets.ingest.sources import SourceConfigError, load_sources
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.test_pipeline import _materialize, _meta, _page, _rows
-from docclean_assets_tests.test_services import project_env
+from docclean_assets_tests.support.pipeline import run_ingest, asset_meta, template_page, sql_rows
+from docclean_assets_tests.support.dagster_dev import project_env
 
 PROJECT = Path(__file__).resolve().parents[1]
 DG = Path(sys.executable).parent / "dg"
-PAGES = {f"n{i:02d}.html": _page(f"Notice {i}", f"Item {i} concerns ward {i % 5}.") for i in range(12)}
+PAGES = {f"n{i:02d}.html": template_page(f"Notice {i}", f"Item {i} concerns ward {i % 5}.") for i in range(12)}
 TABLES_SQL = {
     "parsed_blocks": "SELECT path, seq, kind, text FROM parsed_blocks",
     "parsed_documents": "SELECT path, status, error FROM parsed_documents",
@@ -44,7 +44,7 @@ def _config(tmp_path: Path, shards: int | None, pages: dict[str, str] = PAGES) -
 
 
 def _tables(data: Path) -> dict[str, list[tuple]]:
-    return {t: sorted(_rows(data, q), key=repr) for t, q in TABLES_SQL.items()}
+    return {t: sorted(sql_rows(data, q), key=repr) for t, q in TABLES_SQL.items()}
 
 
 def test_a_shard_is_a_stable_hash_of_the_path_and_the_shards_cover_the_inventory():
@@ -69,11 +69,11 @@ def test_shards_are_validated_in_sources_yaml(tmp_path):
 
 def test_a_sharded_source_gives_the_tables_of_the_unsharded_one_and_reshards_without_loss(tmp_path):
     whole = _config(tmp_path / "a", None)
-    assert _materialize(whole, tmp_path / "a" / "out", "web").success
+    assert run_ingest(whole, tmp_path / "a" / "out", "web").success
     expected = _tables(tmp_path / "a" / "out")
 
     cfg, out = _config(tmp_path / "b", 3), tmp_path / "b" / "out"
-    result = _materialize(cfg, out, "web")
+    result = run_ingest(cfg, out, "web")
     assert result.success
     steps = {e.step_key for e in result.all_events if e.is_step_success}
     assert {f"parsed_blocks.parse_shard[shard_{k:03d}]" for k in range(3)} <= steps
@@ -82,28 +82,28 @@ def test_a_sharded_source_gives_the_tables_of_the_unsharded_one_and_reshards_wit
     assert sorted(store.sources("parsed_documents")) == ["web@000", "web@001", "web@002"]
     per_shard = {k: store.read("parsed_documents", k, columns=["path"]).column("path").to_pylist() for k in shard_keys("web", 3)}
     assert all(shard_of(p, 3) == int(k[-3:]) for k, paths in per_shard.items() for p in paths)
-    meta = _meta(result, "parsed_blocks")
+    meta = asset_meta(result, "parsed_blocks")
     assert (meta["parsed"], meta["shards"], meta["documents"]) == (12, 3, 12)
 
     # unchanged: no shard parses anything
-    again = _materialize(cfg, out, "web")
-    assert again.success and (_meta(again, "parsed_blocks")["parsed"], _meta(again, "parsed_blocks")["unchanged"]) == (0, 12)
+    again = run_ingest(cfg, out, "web")
+    assert again.success and (asset_meta(again, "parsed_blocks")["parsed"], asset_meta(again, "parsed_blocks")["unchanged"]) == (0, 12)
 
     # 3 -> 2 shards: each document ends in exactly one current shard; shard 2 is emptied, not left doubled
     cfg.write_text(cfg.read_text().replace("shards: 3", "shards: 2"))
     moved = sum(1 for p in PAGES if shard_of(p, 2) != shard_of(p, 3))
     assert 0 < moved < len(PAGES)
-    result = _materialize(cfg, out, "web")
+    result = run_ingest(cfg, out, "web")
     assert result.success
-    meta = _meta(result, "parsed_blocks")
+    meta = asset_meta(result, "parsed_blocks")
     assert meta["parsed"] == moved and meta["retired_shards"] == {"web@002": sum(1 for p in PAGES if shard_of(p, 3) == 2)}
     assert _tables(out) == expected
     assert stale_keys(store, "web", 2) == ["web@002"] and store.read("parsed_documents", "web@002").num_rows == 0
 
     # back to one: the source's own partition again, every shard emptied
     cfg.write_text(cfg.read_text().replace("    shards: 2\n", ""))
-    result = _materialize(cfg, out, "web")
-    assert result.success and _meta(result, "parsed_blocks")["parsed"] == 12
+    result = run_ingest(cfg, out, "web")
+    assert result.success and asset_meta(result, "parsed_blocks")["parsed"] == 12
     assert _tables(out) == expected
     assert all(store.read("parsed_documents", k).num_rows == 0 for k in ("web@000", "web@001", "web@002"))
 
@@ -120,7 +120,7 @@ def test_a_failing_shard_fails_its_step_and_leaves_the_others_committed(tmp_path
         return real(store, src, raw, *args, **kwargs)
 
     monkeypatch.setattr(parse_asset.parse_stage, "parse_source", break_shard_1)
-    result = _materialize(cfg, out, "web")
+    result = run_ingest(cfg, out, "web")
     assert not result.success
     failed = {e.step_key for e in result.all_events if e.is_step_failure}
     assert failed == {"parsed_blocks.parse_shard[shard_001]"}
@@ -130,8 +130,8 @@ def test_a_failing_shard_fails_its_step_and_leaves_the_others_committed(tmp_path
         committed = store.read("parsed_documents", key, columns=["path"]).column("path").to_pylist()
         assert sorted(committed) == sorted(p for p in PAGES if shard_of(p, 3) == int(key[-3:]))
     monkeypatch.setattr(parse_asset.parse_stage, "parse_source", real)
-    result = _materialize(cfg, out, "web")  # the rerun parses only the missing shard
-    assert result.success and _meta(result, "parsed_blocks")["parsed"] == sum(1 for p in PAGES if shard_of(p, 3) == 1)
+    result = run_ingest(cfg, out, "web")  # the rerun parses only the missing shard
+    assert result.success and asset_meta(result, "parsed_blocks")["parsed"] == sum(1 for p in PAGES if shard_of(p, 3) == 1)
 
 
 def test_the_executor_is_chosen_by_configuration(monkeypatch):
@@ -153,14 +153,14 @@ def test_the_executor_is_chosen_by_configuration(monkeypatch):
 
 
 def test_shard_steps_run_in_processes_of_their_own_under_the_multiprocess_executor(tmp_path):
-    pages = {f"n{i:02d}.html": _page(f"Notice {i}", f"Item {i} concerns ward {i}.") for i in range(8)}
+    pages = {f"n{i:02d}.html": template_page(f"Notice {i}", f"Item {i} concerns ward {i}.") for i in range(8)}
     cfg = _config(tmp_path, 2, pages)
     home = tmp_path / "home"
     home.mkdir()
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
     env = project_env(DAGSTER_HOME=str(home), DOCCLEAN_SOURCES=str(cfg), DOCCLEAN_DATA_DIR=str(tmp_path / "out"),
                       PYTHONPATH=str(PROJECT), **{EXECUTOR_ENV: "multiprocess"})  # the test extractor
-    slow = {"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": {"extractor": "docclean_assets_tests.faults:slow_extract"}}}}}}
+    slow = {"ops": {"parsed_blocks": {"ops": {"parse_shard": {"config": {"extractor": "docclean_assets_tests.support.faults:slow_extract"}}}}}}
     # raw_files and the parse only: every step under this executor is a process start (~2 s on 2 cores)
     proc = subprocess.run([str(DG), "launch", "--assets", "raw_files,parsed_blocks,parsed_documents",
                            "--partition", "web", "--config-json", json.dumps(slow)], env=env, cwd=PROJECT,
@@ -179,4 +179,4 @@ def test_shard_steps_run_in_processes_of_their_own_under_the_multiprocess_execut
     (s1, p1), (e1, _) = spans["parsed_blocks.parse_shard[shard_001]"]
     assert p0 != p1 and os.getpid() not in (p0, p1)  # a process each
     assert s0 < e1 and s1 < e0  # at once: each started before the other ended (4 docs x 0.5 s each)
-    assert sorted(_rows(tmp_path / "out", "SELECT path, status FROM parsed_documents")) == [(p, "ok") for p in sorted(pages)]
+    assert sorted(sql_rows(tmp_path / "out", "SELECT path, status FROM parsed_documents")) == [(p, "ok") for p in sorted(pages)]

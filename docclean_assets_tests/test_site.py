@@ -8,7 +8,7 @@ import pytest
 
 from docclean_assets.defs.definitions import build_defs
 from docclean_assets.store.tables import Store
-from docclean_assets_tests.httpserve import loopback_server, send
+from docclean_assets_tests.support.httpserve import loopback_server, send
 
 TEMPLATE_TEXT = ["Home", "Services", "Contact us", "We use cookies to make this site work. Accept cookies",
                  "You are here: Home / Guides", "Was this page helpful? Yes No",

@@ -13,7 +13,7 @@ from reportlab.pdfgen import canvas
 from docclean_assets.extract.boilerplate import apply_repeats, band_patterns
 from docclean_assets.extract.model import BBox, Block
 from docclean_assets.extract.settings import BoilerplateSettings
-from docclean_assets_tests.test_pipeline import _materialize, _rows
+from docclean_assets_tests.support.pipeline import run_ingest, sql_rows
 
 TOPICS = ["tidal gauges", "ferry timetables", "harbour dredging", "lighthouse lamps", "pier pilings"]
 WIDTH, HEIGHT = A4
@@ -57,7 +57,7 @@ def _article(n: int, topic: str) -> bytes:
     return buf.getvalue()
 
 
-def _source(tmp_path: Path, articles: int) -> Path:
+def write_source(tmp_path: Path, articles: int) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir(parents=True)
     for n in range(1, articles + 1):
@@ -68,23 +68,23 @@ def _source(tmp_path: Path, articles: int) -> Path:
 
 
 def test_a_journals_first_page_furniture_is_learned_from_its_other_articles(tmp_path):
-    cfg, out = _source(tmp_path, 5), tmp_path / "out"
-    assert _materialize(cfg, out, "journal").success
-    dropped = dict(_rows(out, "SELECT text, drop_reason FROM normalized_blocks WHERE path = 'article-2.pdf' "
+    cfg, out = write_source(tmp_path, 5), tmp_path / "out"
+    assert run_ingest(cfg, out, "journal").success
+    dropped = dict(sql_rows(out, "SELECT text, drop_reason FROM normalized_blocks WHERE path = 'article-2.pdf' "
                               "AND drop_reason IS NOT NULL"))
     assert dropped.get(_masthead(2)) == "source_furniture"
     assert dropped.get(_doi(2)) == "source_furniture"
     assert dropped.get(LICENCE) == "source_furniture"
-    body = " ".join(t for (t,) in _rows(out, "SELECT text FROM normalized_blocks WHERE drop_reason IS NULL"))
+    body = " ".join(t for (t,) in sql_rows(out, "SELECT text FROM normalized_blocks WHERE drop_reason IS NULL"))
     assert all(f"On {t}, part 1" in body for t in TOPICS)  # each article's own title and text stay
     assert body.count("was recorded twice.") == 5 * 3 * 12
     assert "Journal of Irreproducible" not in body and "doi.org" not in body and "CC BY" not in body
-    learned = _rows(out, "SELECT band, pattern, count, out_of, drop_reason FROM boilerplate_sets "
+    learned = sql_rows(out, "SELECT band, pattern, count, out_of, drop_reason FROM boilerplate_sets "
                          "WHERE scope = 'source_pages' ORDER BY band, pattern")
     assert ("top", "journal of irreproducible results · vol. # · no. # · #", 5, 5, "source_furniture") in learned
     assert ("bottom", "https://doi.org/#.#/jir.#.#", 5, 5, "source_furniture") in learned
     # quality_report counts it as boilerplate removed (with the page numbers), not as lost body
-    removed = dict(_rows(out, "SELECT path, boilerplate_removed FROM quality_report WHERE path = 'article-2.pdf'"))
+    removed = dict(sql_rows(out, "SELECT path, boilerplate_removed FROM quality_report WHERE path = 'article-2.pdf'"))
     assert removed["article-2.pdf"] >= 3 + 3
     _inspect_draws_the_stored_verdicts(cfg, out, tmp_path)
 
@@ -97,7 +97,7 @@ def _inspect_draws_the_stored_verdicts(cfg: Path, out: Path, tmp_path: Path) -> 
     from docclean_assets.cli import main as cli_main
     from docclean_assets.extract.pdf.inspect import KIND_COLOURS
 
-    [(x0, y0, x1, y1)] = _rows(out, f"SELECT x0, y0, x1, y1 FROM normalized_blocks WHERE path = 'article-2.pdf' "
+    [(x0, y0, x1, y1)] = sql_rows(out, f"SELECT x0, y0, x1, y1 FROM normalized_blocks WHERE path = 'article-2.pdf' "
                                     f"AND text = '{_masthead(2)}'")
     pdf = str(cfg.parent / "docs" / "article-2.pdf")
     colour = KIND_COLOURS["paragraph"]
@@ -115,10 +115,10 @@ def _inspect_draws_the_stored_verdicts(cfg: Path, out: Path, tmp_path: Path) -> 
 
 
 def test_a_source_of_one_article_learns_nothing_across_documents(tmp_path):
-    cfg, out = _source(tmp_path, 1), tmp_path / "out"
-    assert _materialize(cfg, out, "journal").success
-    assert _rows(out, "SELECT count(*) FROM boilerplate_sets WHERE scope = 'source_pages'") == [(0,)]
-    reasons = dict(_rows(out, "SELECT text, drop_reason FROM normalized_blocks WHERE path = 'article-1.pdf'"))
+    cfg, out = write_source(tmp_path, 1), tmp_path / "out"
+    assert run_ingest(cfg, out, "journal").success
+    assert sql_rows(out, "SELECT count(*) FROM boilerplate_sets WHERE scope = 'source_pages'") == [(0,)]
+    reasons = dict(sql_rows(out, "SELECT text, drop_reason FROM normalized_blocks WHERE path = 'article-1.pdf'"))
     assert reasons[_masthead(1)] != "source_furniture"
 
 

@@ -20,7 +20,7 @@ from docclean_assets.ingest.sources import Source
 from docclean_assets.store.tables import TABLES, Store
 from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, BOILERPLATE_SCHEMA, DOCS_SCHEMA, QUALITY_SCHEMA, RAW_FILES_SCHEMA
 from docclean_assets.defs.versions import CODE_VERSION, DATA_VERSION_TAG
-from docclean_assets_tests.test_pipeline import _materialize, _page, _source
+from docclean_assets_tests.support.pipeline import run_ingest, template_page, write_source
 
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "data" / "sources.yaml"
@@ -51,10 +51,10 @@ def test_failed_limit_takes_the_tighter_of_count_and_share():
 
 
 def test_checks_warn_when_they_cannot_decide_and_decide_with_a_configured_band(tmp_path):
-    files = {"a.html": _page("Ferries", "The ferry timetable changes in May."), "b.pdf": b"%PDF-1.7\n1 0 obj <<broken"}
-    cfg = _source(tmp_path, files, "    max_failed_documents: 1\n    max_failed_share: 1.0\n")
+    files = {"a.html": template_page("Ferries", "The ferry timetable changes in May."), "b.pdf": b"%PDF-1.7\n1 0 obj <<broken"}
+    cfg = write_source(tmp_path, files, "    max_failed_documents: 1\n    max_failed_share: 1.0\n")
     data, instance = tmp_path / "out", dg.DagsterInstance.ephemeral()
-    checks = _checks(_materialize(cfg, data, "web", instance))
+    checks = _checks(run_ingest(cfg, data, "web", instance))
     failed = checks["failed_documents"]  # one failure within the source's limit: a warning, not a pass
     assert not failed.passed and failed.severity == dg.AssetCheckSeverity.WARN
     assert [r.data["path"] for r in failed.metadata["failed_documents"].value.records] == ["b.pdf"]
@@ -62,7 +62,7 @@ def test_checks_warn_when_they_cannot_decide_and_decide_with_a_configured_band(t
     assert not band.passed and band.severity == dg.AssetCheckSeverity.WARN
     assert band.metadata["band"].value == "undecided" and band.description.startswith("could not decide")
     cfg.write_text(cfg.read_text().replace("    max_failed_share: 1.0\n", "    retention_band: [0.05, 1.0]\n"))
-    checks = _checks(_materialize(cfg, data, "web", instance))
+    checks = _checks(run_ingest(cfg, data, "web", instance))
     band = checks["retention_band"]
     assert band.passed and band.severity == dg.AssetCheckSeverity.ERROR and band.metadata["band"].value == "configured"
     failed = checks["failed_documents"]  # 1 of 2 is above the default tenth, however small the count limit
@@ -108,7 +108,7 @@ def _artefacts(key: str, value: dg.MetadataValue) -> list[str]:
 @needs_samples
 def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_path, monkeypatch):
     instance = dg.DagsterInstance.ephemeral()
-    results = {key: _materialize(SAMPLES, tmp_path, key, instance) for key in ("office", "reports", "site")}
+    results = {key: run_ingest(SAMPLES, tmp_path, key, instance) for key in ("office", "reports", "site")}
     assert all(r.success for r in results.values())
     for key, result in results.items():
         assert instance.get_run_by_id(result.run_id).job_name == INGEST_JOB  # never __ephemeral_asset_job__
@@ -162,7 +162,7 @@ def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_pa
         raise AssertionError("an unchanged quality_report drew its histogram again")
 
     monkeypatch.setattr("docclean_assets.defs.insight.retention_png", no_drawing)
-    again = _materializations(_materialize(SAMPLES, tmp_path, "office", instance))
+    again = _materializations(run_ingest(SAMPLES, tmp_path, "office", instance))
     for asset, mat in _materializations(results["office"]).items():
         assert again[asset].tags[DATA_VERSION_TAG] == mat.tags[DATA_VERSION_TAG], asset
         assert again[asset].metadata["changed"].value is False, asset
@@ -172,12 +172,12 @@ def test_samples_run_shows_pictures_tables_and_versions_without_artefacts(tmp_pa
 
 
 def test_data_version_changes_with_the_committed_rows(tmp_path):
-    files = {f"p{i}.html": _page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(2)}
-    cfg = _source(tmp_path, files)
+    files = {f"p{i}.html": template_page(f"Topic {i}", f"Report number {i} covers the harbour works.") for i in range(2)}
+    cfg = write_source(tmp_path, files)
     data, instance = tmp_path / "out", dg.DagsterInstance.ephemeral()
-    first = _materializations(_materialize(cfg, data, "web", instance))
-    (tmp_path / "docs" / "p1.html").write_text(_page("Topic 1", "A rewritten introduction about the new bridge."))
-    second = _materializations(_materialize(cfg, data, "web", instance))
+    first = _materializations(run_ingest(cfg, data, "web", instance))
+    (tmp_path / "docs" / "p1.html").write_text(template_page("Topic 1", "A rewritten introduction about the new bridge."))
+    second = _materializations(run_ingest(cfg, data, "web", instance))
     for asset in ("raw_files", "parsed_blocks", "parsed_documents", "normalized_blocks", "quality_report"):
         assert second[asset].tags[DATA_VERSION_TAG] != first[asset].tags[DATA_VERSION_TAG], asset
         assert second[asset].metadata["changed"].value is True, asset
@@ -187,7 +187,7 @@ def test_data_version_changes_with_the_committed_rows(tmp_path):
 
 
 def test_every_asset_has_owners_tags_kinds_and_the_parser_code_version(tmp_path):
-    cfg = _source(tmp_path, {"a.html": _page("A", "Alpha.")}, "    schedule: '0 3 * * *'\n")
+    cfg = write_source(tmp_path, {"a.html": template_page("A", "Alpha.")}, "    schedule: '0 3 * * *'\n")
     defs = build_defs(cfg, tmp_path / "out")
     graph = defs.resolve_asset_graph()
     keys = sorted(k.to_user_string() for k in graph.get_all_asset_keys())

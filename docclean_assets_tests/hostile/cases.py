@@ -58,7 +58,7 @@ def broken_xref_pdf() -> bytes:
     return (head + b"xref" + b"\n".join(lines)).replace(b"startxref\n", b"startxref\n9").rstrip()
 
 
-def _pdf(objects: list[bytes], root: int = 1) -> bytes:
+def raw_pdf(objects: list[bytes], root: int = 1) -> bytes:
     """A PDF from numbered object bodies, with a correct xref table."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
@@ -75,17 +75,17 @@ def _pdf(objects: list[bytes], root: int = 1) -> bytes:
 _FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
 
 
-def _stream(content: bytes, extra: bytes = b"") -> bytes:
+def pdf_stream(content: bytes, extra: bytes = b"") -> bytes:
     return b"<< /Length %d %s >>\nstream\n" % (len(content), extra) + content + b"\nendstream"
 
 
 def page_tree_cycle_pdf() -> bytes:
     """The Pages node lists itself among its kids (and the page's parent points back)."""
-    return _pdf([
+    return raw_pdf([
         b"<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-        _stream(b"BT /F1 12 Tf 72 700 Td (Looping page tree) Tj ET"),
+        pdf_stream(b"BT /F1 12 Tf 72 700 Td (Looping page tree) Tj ET"),
         _FONT,
         b"<< /Type /Outlines /First 7 0 R /Last 7 0 R /Count 1 >>",
         b"<< /Title (Loop) /Parent 6 0 R /Next 7 0 R /Prev 7 0 R >>",  # an outline item that is its own sibling
@@ -94,14 +94,14 @@ def page_tree_cycle_pdf() -> bytes:
 
 def xobject_cycle_pdf() -> bytes:
     """A page whose content draws a form XObject that draws itself (infinite recursion if followed)."""
-    return _pdf([
+    return raw_pdf([
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R >> /XObject << /X1 6 0 R >> >> >>",
-        _stream(b"BT /F1 12 Tf 72 700 Td (Before the form) Tj ET /X1 Do"),
+        pdf_stream(b"BT /F1 12 Tf 72 700 Td (Before the form) Tj ET /X1 Do"),
         _FONT,
-        _stream(b"BT /F1 12 Tf 72 600 Td (Inside the form) Tj ET /X1 Do",
+        pdf_stream(b"BT /F1 12 Tf 72 600 Td (Inside the form) Tj ET /X1 Do",
                 b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /X1 6 0 R >> >>"),
     ])
 

@@ -6,7 +6,7 @@ import zlib
 
 from docclean_assets_tests.fixtures.build_pdf import Style, wrap
 from docclean_assets_tests.fixtures.pdf_text import REPORT_SECTIONS, plain
-from docclean_assets_tests.hostile.cases import _pdf, _stream
+from docclean_assets_tests.hostile.cases import pdf_stream, raw_pdf
 
 MEDIA_W, MEDIA_H = 612.0, 792.0  # user space of every generated page (the MediaBox)
 FONT, SIZE, LEADING, PARA_GAP = "Helvetica", 10.0, 13.0, 9.0
@@ -76,8 +76,8 @@ def _pages_pdf(contents: list[bytes], font: bytes | None = None, extra: list[byt
     for k, content in enumerate(contents):
         pages += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Rotate %d /Contents %d 0 R "
                   b"/Resources << /Font << /F1 %d 0 R >> %s >> >>" % (MEDIA_W, MEDIA_H, rotate, 4 + 2 * k, 3 + 2 * n, xobject),
-                  _stream(content)]
-    return _pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n),
+                  pdf_stream(content)]
+    return raw_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n),
                  *pages, font, *extra])
 
 
@@ -85,7 +85,7 @@ def _gray_image(img) -> bytes:  # noqa: ANN001 - a PIL image
     """An 8-bit DeviceGray image XObject of the PIL image."""
     gray = img.convert("L")
     data = zlib.compress(gray.tobytes())
-    return _stream(data, b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+    return pdf_stream(data, b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
                          b"/BitsPerComponent 8 /Filter /FlateDecode" % gray.size)
 
 
@@ -140,7 +140,7 @@ def expanding_glyph_pdf(expansion: int = 250, glyphs: int = 600, per_line: int =
         lines.append(b"BT /F1 7 Tf 30 %.1f Td (%s) Tj ET\n" % (y, b"A" * n))
         y -= 9
     font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>"  # the first extra object
-    return _pages_pdf([b"".join(lines)], font, [_stream(cmap)])
+    return _pages_pdf([b"".join(lines)], font, [pdf_stream(cmap)])
 
 
 def long_token_pdf(token: str, size: float = 1.0) -> bytes:

@@ -30,7 +30,7 @@ from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.settings import LimitSettings
 from docclean_assets_tests.fixtures import build_ocr
 from docclean_assets_tests.hostile import cases_pdf as P
-from docclean_assets_tests.test_ocr import MIN_RECALL, recall
+from docclean_assets_tests.support.recall import MIN_RECALL, recall
 
 TURNS = (90, 180, 270)
 

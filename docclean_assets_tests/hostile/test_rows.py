@@ -19,8 +19,8 @@ from docclean_assets.ingest.discover import name_to_text, text_to_name, walk_sou
 from docclean_assets.ingest.sources import Source
 from docclean_assets.store.tables import Store
 from docclean_assets_tests.hostile import cases as C
-from docclean_assets_tests.stages import derive_all, parse_into
-from docclean_assets_tests import faults
+from docclean_assets_tests.support.stages import derive_all, parse_into
+from docclean_assets_tests.support import faults
 
 INT32_MAX = 2**31 - 1
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 from docclean_assets.store.tables import LOCK_DIR, Store
-from docclean_assets_tests.stages import pair_tags, store_writer
+from docclean_assets_tests.support.stages import pair_tags, store_writer
 
 # A reader process: reads both tables of the pair without any lock, as DuckDB users do, for a while;
 # prints MIXED if it ever saw blocks of one commit with the documents of another.

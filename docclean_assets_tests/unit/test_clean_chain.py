@@ -8,7 +8,7 @@ import pytest
 
 from docclean_assets.extract.clean import clean_document
 from docclean_assets.extract.errors import ExtractionError
-from docclean_assets_tests.test_pdf import make_pdf, para, words
+from docclean_assets_tests.support.pdf import make_pdf, para, words
 
 ROOT = Path(__file__).resolve().parents[2]
 # the chain's steps after extraction: a module calling both spells the chain out again

@@ -1,7 +1,7 @@
 """Worker isolation: a hang, a memory blow-up and a hard crash each become one error."""
 from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.settings import LimitSettings
-from docclean_assets_tests import faults
+from docclean_assets_tests.support import faults
 
 
 def _jobs(tmp_path, names):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from docclean_assets_tests.unit.test_import_graph import PACKAGE, ROOT, import_graph, module_names
+from docclean_assets_tests.support.imports import PACKAGE, ROOT, import_graph, module_names
 
 # What each room may import besides itself, bottom to top. The store may use the library's settings
 # checker (every room's settings are validated by it), nothing that extracts; ingestion reads the

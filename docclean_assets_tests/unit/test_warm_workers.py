@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from docclean_assets.engine.isolate import Job, run_jobs
 from docclean_assets.extract.settings import LimitSettings, Settings
-from docclean_assets_tests import faults
+from docclean_assets_tests.support import faults
 
 WHO = faults.whoami
 ONE = LimitSettings(workers=1, timeout_s=60)

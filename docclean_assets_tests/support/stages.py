@@ -89,4 +89,4 @@ def store_writer(root: str | Path, name: str, count: int, pause: str = "none", r
     """Start a WRITER process on a store (a folder or an s3:// URL), stdout and stderr piped."""
     return subprocess.Popen([sys.executable, "-c", WRITER, str(root), name, str(count), pause, str(rows)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[1])
+                            cwd=Path(__file__).resolve().parents[2])

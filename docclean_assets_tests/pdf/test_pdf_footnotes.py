@@ -49,12 +49,12 @@ def test_a_note_whose_reference_is_not_in_the_text_is_named_in_the_report():
 
     from reportlab.pdfgen import canvas
 
-    from docclean_assets_tests.fixtures.build_footnotes import STYLES as NOTE_STYLES, _Doc, _paragraphs
+    from docclean_assets_tests.fixtures.build_footnotes import STYLES as NOTE_STYLES, NoteDoc, prose_paragraphs
 
     buf = io.BytesIO()
-    doc = _Doc(NOTE_STYLES[0], canvas.Canvas(buf, invariant=1))
+    doc = NoteDoc(NOTE_STYLES[0], canvas.Canvas(buf, invariant=1))
     top = 90.0
-    for text in _paragraphs(1, 1):  # prose that holds no reference marker
+    for text in prose_paragraphs(1, 1):  # prose that holds no reference marker
         top = doc.draw_paragraph(text, 72, top, 450)
     doc.draw_notes([1], 72, 450)  # yet the page's foot has note 1
     doc.c.showPage()

@@ -23,7 +23,7 @@ from docclean_assets.extract.clean import extraction_to_kept
 from docclean_assets.extract.model import Block, Extraction
 from docclean_assets.extract.settings import Settings
 
-GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
 REGEN_ENV = "DOCCLEAN_REGEN_GOLDEN"
 REGEN_HINT = f"regenerate with `make golden` ({REGEN_ENV}=1 on docclean_assets_tests/test_golden.py), " \
              "review the diff (git diff docclean_assets_tests/golden), commit"

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from docclean_assets_tests.support.ports import free_port
+
 START_TIMEOUT_S = 60.0  # scheduler and workers are up in ~1.5 s on 2 cores; head room for a loaded CI
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class DaskCluster:
@@ -25,8 +20,8 @@ class DaskCluster:
     def __init__(self, workdir: Path, workers: int = 2, env: dict[str, str] | None = None):
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
-        self.address = f"tcp://127.0.0.1:{_free_port()}"
-        project = str(Path(__file__).resolve().parents[1])  # the tests' fault-injecting extractors import from here
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        project = str(Path(__file__).resolve().parents[2])  # the tests' fault-injecting extractors import from here
         self.env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False",
                     "PYTHONPATH": os.pathsep.join(p for p in (project, os.environ.get("PYTHONPATH")) if p), **(env or {})}
         bindir = Path(sys.executable).parent
@@ -40,7 +35,7 @@ class DaskCluster:
     def _start(self, cmd: list[str], name: str) -> subprocess.Popen:
         log = open(self.workdir / f"{name}.log", "wb")
         return subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                cwd=Path(__file__).resolve().parents[1])
+                                cwd=Path(__file__).resolve().parents[2])
 
     def wait_for(self, workers: int) -> None:
         from distributed import Client

@@ -5,7 +5,7 @@ host, which is passed on as it came), except those matching the rule a test sets
 an object store gives when it is failing: HTTP 500 with an S3 `InternalError` body. A test helper, not
 a stand-in: the server behind it is real.
 
-    python -m docclean_assets_tests.faultproxy UPSTREAM CONTROL_DIR   # prints its port, then serves
+    python -m docclean_assets_tests.support.faultproxy UPSTREAM CONTROL_DIR   # prints its port, then serves
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class FaultProxy:
         self.control = control
         control.mkdir(parents=True, exist_ok=True)
         self.fail_requests(None)
-        self.proc = subprocess.Popen([sys.executable, "-m", "docclean_assets_tests.faultproxy", upstream, str(control)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "docclean_assets_tests.support.faultproxy", upstream, str(control)],
                                      stdout=subprocess.PIPE, text=True)
         self.endpoint = f"http://127.0.0.1:{int(self.proc.stdout.readline())}"
 

@@ -7,9 +7,7 @@ from reportlab.pdfgen import canvas
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.test_pdf import PAGE_H, make_pdf, para, words
-
-LEFT, RIGHT, COL_W = 72.0, 316.0, 224.0
+from docclean_assets_tests.support.pdf import COL_W, LEFT, PAGE_H, RIGHT, magazine, make_pdf, para, words
 
 
 def _extract(draw) -> tuple[list[Block], object]:
@@ -201,28 +199,9 @@ def test_short_indented_paragraph_is_not_a_margin_note() -> None:
 
 # ---------------------------------------------------------------- pull quotes
 
-QUOTE = "the harbour council voted to keep the lighthouse lit through every winter storm"
-
-
-def _magazine(display: str) -> bytes:
-    """Two columns of prose; the left column's second paragraph holds QUOTE; `display` is set large
-    across the right column."""
-
-    def draw(c: canvas.Canvas) -> None:
-        para(c, "Keeping the Light", LEFT, 40, 468, size=26, font="Helvetica-Bold")
-        top = para(c, words("Opening", 60), LEFT, 80, COL_W) + 14
-        top = para(c, f"Minutes record that {QUOTE}, despite the cost of oil and the objections of "
-                   "two members who wanted the money spent on the pier.", LEFT, top, COL_W) + 14
-        para(c, words("LeftMore", 50), LEFT, top, COL_W)
-        top = para(c, words("RightOne", 40), RIGHT, 80, COL_W) + 20
-        top = para(c, display, RIGHT, top, COL_W, size=17, font="Helvetica-Bold") + 20
-        para(c, words("RightTwo", 40), RIGHT, top, COL_W)
-
-    return make_pdf(draw)
-
 
 def test_verbatim_pull_quote_is_routed_with_the_offset_it_repeats() -> None:
-    ex = extract_pdf(_magazine("\u201cThe harbour council voted to keep the lighthouse lit through every "
+    ex = extract_pdf(magazine("\u201cThe harbour council voted to keep the lighthouse lit through every "
                                "winter storm\u201d"), Settings())
     blocks = ex.blocks
     pq = _one(blocks, "\u201cThe harbour council voted to keep")
@@ -239,7 +218,7 @@ def test_verbatim_pull_quote_is_routed_with_the_offset_it_repeats() -> None:
 
 
 def test_abridged_pull_quote_with_an_ellipsis_is_matched() -> None:
-    ex = extract_pdf(_magazine("\u201cThe harbour council voted \u2026 through every winter storm\u201d"), Settings())
+    ex = extract_pdf(magazine("\u201cThe harbour council voted \u2026 through every winter storm\u201d"), Settings())
     pq = _one(ex.blocks, "through every winter storm\u201d")
     assert pq.kind == "pull_quote"
     assert pq.get_meta("match") != "exact"
@@ -248,7 +227,7 @@ def test_abridged_pull_quote_with_an_ellipsis_is_matched() -> None:
 
 
 def test_display_text_that_matches_nothing_stays_in_the_body() -> None:
-    ex = extract_pdf(_magazine("Storm season brings new rules for every small harbour"), Settings())
+    ex = extract_pdf(magazine("Storm season brings new rules for every small harbour"), Settings())
     display = _one(ex.blocks, "Storm season brings")
     assert display.kind in ("heading", "paragraph") and display.in_body
     assert ex.report.pull_quotes == 0

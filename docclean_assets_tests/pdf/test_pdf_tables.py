@@ -14,7 +14,7 @@ from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, g
 from docclean_assets.extract.quality import document_figures
 from docclean_assets.extract.settings import Settings
 from docclean_assets_tests.fixtures.build_tables import CASES as TABLE_CASES
-from docclean_assets_tests.test_pdf import PAGE_H, make_pdf, para, words
+from docclean_assets_tests.support.pdf import PAGE_H, make_pdf, para, words
 
 
 def _text(c: canvas.Canvas, x: float, top: float, text: str, size: float = 10, font: str = "Helvetica") -> None:

@@ -1,13 +1,9 @@
 """PDF backend: fixtures drawn with reportlab here, plus a sweep over the shared real-PDF corpus."""
 from __future__ import annotations
 
-import io
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from reportlab.lib.pagesizes import letter
-from reportlab.lib.utils import simpleSplit
 from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.api import ExtractionError, extract_document
@@ -16,39 +12,8 @@ from docclean_assets.extract.model import Block
 from docclean_assets.extract.normalize import normalize_blocks
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.settings import Settings
-from docclean_assets_tests.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
-
-PAGE_W, PAGE_H = letter
-
-
-# ---------------------------------------------------------------- fixture drawing helpers
-
-
-def make_pdf(draw: Callable[[canvas.Canvas], None], **kwargs: object) -> bytes:
-    """Bytes of a PDF drawn by `draw` on letter pages."""
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=letter, **kwargs)
-    draw(c)
-    c.save()
-    return buf.getvalue()
-
-
-def words(tag: str, n: int) -> str:
-    """Deterministic prose: `tag` then n distinct filler words."""
-    filler = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
-    return tag + " " + " ".join(f"{filler[i % len(filler)]}{i}" for i in range(n))
-
-
-def para(c: canvas.Canvas, text: str, x: float, top: float, width: float, size: float = 10,
-         font: str = "Helvetica", leading: float | None = None) -> float:
-    """Draw `text` wrapped to `width` with its first line's top at `top` (top-left origin, points);
-    return the top of the line after the paragraph."""
-    leading = leading or size * 1.2
-    for line in simpleSplit(text, font, size, width):
-        c.setFont(font, size)
-        c.drawString(x, PAGE_H - top - size * 0.8, line)
-        top += leading
-    return top
+from docclean_assets_tests.support.corpus import CORPUS, corpus_files, corpus_params, stale_expectations
+from docclean_assets_tests.support.pdf import PAGE_H, PAGE_W, make_pdf, para, words
 
 
 def extract(data: bytes) -> list[Block]:
