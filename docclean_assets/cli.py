@@ -209,8 +209,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             raise ValueError("--stored draws the blocks as the pipeline kept them; --stage draws a stage of a "
                              "fresh extraction: use one of them")
         fmt, ext, blocks = clean_file(args.file)
+        if fmt == "html":
+            if args.stored:
+                raise ValueError("--stored draws PDF pages; an HTML page's stored blocks: `docclean text` or `docclean sql`")
+            return _inspect_html(ext.trace, args)
         if fmt != "pdf":
-            raise ExtractionError(f"inspect draws PDF pages; this file is {fmt}")
+            raise ExtractionError(f"inspect draws PDF pages and lists HTML stages; this file is {fmt}")
         data = Path(args.file).read_bytes()
         if args.stored:
             blocks = _stored_blocks(args, data)
@@ -228,6 +232,18 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return 1
     image.save(args.out)
     print(f"wrote {Path(args.out).resolve()}: page {args.page}, {shown}")
+    return 0
+
+
+def _inspect_html(trace: object, args: argparse.Namespace) -> int:
+    """Print an HTML stage's output, a unit (or block) a line: index, status, kind, text."""
+    from docclean_assets.extract.html.trace import HtmlTrace, stage_lines
+
+    assert isinstance(trace, HtmlTrace)
+    stage = args.stage or "blocks"
+    lines = stage_lines(trace, stage, args.width)
+    print(f"== {args.file} (html) stage {stage}: method {trace.method}, page kind {trace.page_kind}")
+    print("\n".join(lines))
     return 0
 
 
@@ -305,13 +321,16 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--width", type=int, default=100, help="characters of text shown per block")
     ext.set_defaults(fn=cmd_extract)
 
-    ins = sub.add_parser("inspect", help="draw a PDF page with its blocks, kinds, drops and reading order")
+    ins = sub.add_parser("inspect", help="draw a PDF page with its blocks, kinds, drops and reading order; "
+                         "list an HTML page's units as a stage left them")
     ins.add_argument("file")
     ins.add_argument("--page", type=int, default=1, help="1-based page number")
     ins.add_argument("--out", default="page.png", help="PNG to write (default: page.png in the current folder)")
     ins.add_argument("--dpi", type=float, default=100.0, help="rendering resolution")
     ins.add_argument("--stage", help="draw this stage's output (from the page's trace: chars, words, lines, gutters, "
-                     "blocks, kinds, order, tables, ...) instead of the final blocks; a wrong name lists them")
+                     "blocks, kinds, order, tables, ...) instead of the final blocks; for HTML, list it (segmented, "
+                     "chosen, rescued, routed, blocks); a wrong name lists them")
+    ins.add_argument("--width", type=int, default=100, help="HTML: characters of text shown per unit")
     ins.add_argument("--stored", action="store_true", help="draw the blocks the last run committed for this file "
                      "(with its source's verdicts: source_furniture, site_template) instead of extracting it alone")
     ins.add_argument("--data-dir", help="with --stored: where the tables are (default: as for `docclean sql`)")

@@ -34,7 +34,7 @@ def _jsonld_page(article_body: str, graph: bool = True) -> bytes:
 
 def test_jsonld_body_in_graph_is_chosen():
     ex = extract_html(_jsonld_page("\n\n".join(PARAS)), S)
-    assert ex.trace["method"] == "jsonld"
+    assert ex.trace.method == "jsonld"
     paras = [b for b in body_of(ex) if b.kind == "paragraph"]
     assert [b.text for b in paras] == PARAS
     assert all(b.get_meta("method") == "jsonld" for b in body_of(ex))
@@ -47,14 +47,14 @@ def test_jsonld_top_level_array_and_text_only_in_jsonld():
             "the authority will also commission an independent review of abstraction licences next year."])}]
     page = article_page(extra_head=f'<script type="application/ld+json">{json.dumps(node)}</script>').encode()
     ex = extract_html(page, S)
-    assert ex.trace["method"] == "jsonld"
+    assert ex.trace.method == "jsonld"
     texts = [b.text for b in body_of(ex) if b.kind == "paragraph"]
     assert texts[:4] == PARAS and "independent review" in texts[4]
 
 
 def test_jsonld_teaser_rejected():
     ex = extract_html(_jsonld_page(PARAS[0][:80] + "..."), S)
-    assert ex.trace["method"] == "trafilatura"
+    assert ex.trace.method == "trafilatura"
     assert "jsonld_teaser" in ex.report.flags
     assert [b.text for b in body_of(ex) if b.kind == "paragraph"] == PARAS
 
@@ -62,7 +62,7 @@ def test_jsonld_teaser_rejected():
 def test_jsonld_not_on_page_rejected():
     foreign = " ".join(["An entirely different story about a football match that ended in a draw."] * 12)
     ex = extract_html(_jsonld_page(foreign), S)
-    assert ex.trace["method"] == "trafilatura"
+    assert ex.trace.method == "trafilatura"
     assert "jsonld_not_visible" in ex.report.flags
     assert "football" not in body_text_of(ex)
 
@@ -72,7 +72,7 @@ def test_keep_selector_picks_container_and_drop_removes_child():
     page = article_page(article_extra='<aside class="promo"><p>Subscribe now for only one euro a month and '
                         'get unlimited access.</p></aside>').encode()
     ex = extract_html(page, S, rules=HtmlRules(keep="article.story", drop=(".promo", ".feedback")))
-    assert ex.trace["method"] == "rules"
+    assert ex.trace.method == "rules"
     texts = [b.text for b in body_of(ex)]
     assert texts == ["Water levels fall again"] + PARAS
     sel = dropped(ex, "selector_drop")
@@ -101,7 +101,7 @@ def test_drop_only_rules_feed_the_extractor():
 # ---------------------------------------------------------------- trafilatura alignment
 def test_template_parts_are_dropped_blocks_and_body_is_article():
     ex = extract_html(article_page().encode(), S, url="https://example.org/news/water")
-    assert ex.trace["method"] == "trafilatura"
+    assert ex.trace.method == "trafilatura"
     assert [b.text for b in body_of(ex) if b.kind == "paragraph"] == PARAS
     assert [b.kind for b in body_of(ex)] == ["title"] + ["paragraph"] * len(PARAS)
     boiler = " | ".join(b.text for b in dropped(ex, "boilerplate"))
@@ -184,7 +184,7 @@ def test_meta_charset_windows_1252_decoded():
             f"<p>{PARAS[2]}</p></article></body></html>").encode("cp1252")
     ex = extract_html(page, S)
     assert any(text in b.text for b in body_of(ex))
-    assert ex.trace["encoding"] == "cp1252"
+    assert ex.trace.encoding == "cp1252"
     assert "encoding_replaced" not in ex.report.flags
 
 
@@ -209,7 +209,7 @@ def test_title_meta_when_h1_is_not_the_title():
     page = "<html><head><title>Report on water</title></head><body><article>" + "".join(
         f"<p>{p}</p>" for p in PARAS) + "</article></body></html>"
     ex = extract_html(page.encode(), S)
-    assert ex.trace["title"] == "Report on water"
+    assert ex.trace.title == "Report on water"
     assert not [b for b in ex.blocks if b.kind == "title"]
 
 

@@ -155,7 +155,7 @@ def test_jsonld_body_escaped_twice_is_unescaped():
 
 
 def test_a_closed_panel_is_rescued_only_where_it_continues_the_body():
-    from docclean_assets.extract.html.document import _continues_body
+    from docclean_assets.extract.html.body import continues_body
     from docclean_assets.extract.html.dom import Unit
 
     def unit(text, disclosure=False, template=False):
@@ -166,9 +166,9 @@ def test_a_closed_panel_is_rescued_only_where_it_continues_the_body():
     story = unit("The river authority said the level would keep falling through the summer months.")
     hs = Settings().html
     # after text the extractor left out (an appeal card), past the panel's toggle: not the article's
-    assert not _continues_body([story, menu, toggle, appeal], [None, "boilerplate", "boilerplate", "boilerplate"], 3, hs)
+    assert not continues_body([story, menu, toggle, appeal], [None, "boilerplate", "boilerplate", "boilerplate"], 3, hs)
     # right after the article's text, past the toggle: a closed panel of the article
-    assert _continues_body([menu, story, toggle, appeal], ["boilerplate", None, "boilerplate", "boilerplate"], 3, hs)
+    assert continues_body([menu, story, toggle, appeal], ["boilerplate", None, "boilerplate", "boilerplate"], 3, hs)
     # a second panel after a rescued one continues the body too (panels and chrome are looked past)
     chrome = unit("Share this story with your friends and family on social media", template=True)
-    assert _continues_body([story, appeal, chrome, appeal], [None, None, "boilerplate", "boilerplate"], 3, hs)
+    assert continues_body([story, appeal, chrome, appeal], [None, None, "boilerplate", "boilerplate"], 3, hs)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from docclean_assets.extract.api import extract_document
-from docclean_assets.extract.html import document
+from docclean_assets.extract.html import body as html_body
 from docclean_assets.extract.html.articles import heading_units, page_body_units, prose_units
 from docclean_assets.extract.html.dom import Unit, key
 from docclean_assets.extract.html.match import Seg
@@ -39,7 +39,7 @@ def _page(head: str = "") -> bytes:
 def _keeping(monkeypatch: pytest.MonkeyPatch, *texts: str) -> None:
     """Make the extractor keep exactly these paragraphs."""
     segs = [Seg("paragraph", t, key(t)) for t in texts]
-    monkeypatch.setattr(document, "_trafilatura", lambda html, url: (list(segs), None))
+    monkeypatch.setattr(html_body, "_trafilatura", lambda html, url: (list(segs), None))
 
 
 def _body(data: bytes) -> dict[str, str | None]:
@@ -69,7 +69,7 @@ def test_a_page_of_sections_keeps_its_container_when_the_extractor_took_a_corner
     ex = extract_document(_page('<meta property="og:type" content="article">'), "html")
     body = {b.text: b.get_meta("rescued") for b in ex.blocks if b.drop_reason is None}
     assert [body.get(p) for _h, p in SECTIONS] == [None, "page_body", "page_body", None]
-    assert ex.report.page_kind == "article" and "Open Graph" in ex.trace["page_kind"]
+    assert ex.report.page_kind == "article" and "Open Graph" in ex.trace.page_kind
 
 
 def _units(words: list[int], paths: list[tuple[int, ...]], kinds: list[str] | None = None) -> list[Unit]:

@@ -60,13 +60,13 @@ def test_a_declared_forum_thread_keeps_every_post_as_body_with_its_author_and_da
     assert [(b.get_meta("author"), b.get_meta("date")) for b in posts] == [p[:2] for p in POSTS]
     assert all(b.kind == Kind.PARAGRAPH for b in posts) and not [b for b in ex.blocks if b.kind == Kind.COMMENT]
     assert ex.report.page_kind == "thread" and ex.report.posts == 3 and ex.report.reader_comments == 0
-    assert "DiscussionForumPosting".lower() in ex.trace["page_kind"].lower()
+    assert "DiscussionForumPosting".lower() in ex.trace.page_kind.lower()
     assert "Well Forum. All rights reserved." not in body_text_of(ex)
 
 
 def test_an_undeclared_thread_is_told_by_its_comments_outweighing_the_article():
     ex = extract_html(forum_page(declare=False), S)
-    assert ex.report.page_kind == "thread" and "comments hold" in ex.trace["page_kind"]
+    assert ex.report.page_kind == "thread" and "comments hold" in ex.trace.page_kind
     assert all(p[2] in body_text_of(ex) for p in POSTS[1:])
 
 
@@ -97,7 +97,7 @@ def test_a_declared_article_without_prose_is_a_link_post_whose_thread_is_the_con
             "via ada 1 year ago | hardware | 3 comments"]
     og = '<meta property="og:type" content="article">'
     ex = extract_html(_post_under_comments(link, og), S)
-    assert ex.report.page_kind == "thread" and "link post" in ex.trace["page_kind"]
+    assert ex.report.page_kind == "thread" and "link post" in ex.trace.page_kind
     assert [b.text for b in posts_of(ex)] == [p[2] for p in POSTS]
 
 

@@ -62,10 +62,16 @@ def test_hatching_marks_dropped_boxes_but_never_covers_kept_ones():
 
 
 def test_inspect_refuses_other_formats_and_bad_pages(tmp_path, capsys):
-    html = tmp_path / "a.html"
-    html.write_text("<html><body><p>Hello there, a short page.</p></body></html>")
-    assert cli_main(["inspect", str(html), "--out", str(tmp_path / "x.png")]) == 1
-    assert "inspect draws PDF pages" in capsys.readouterr().err
+    import docx
+
+    from docclean_assets_tests.support.docx import docx_bytes
+
+    document = docx.Document()
+    document.add_paragraph("Hello there, a short document.")
+    word = tmp_path / "a.docx"
+    word.write_bytes(docx_bytes(document))
+    assert cli_main(["inspect", str(word), "--out", str(tmp_path / "x.png")]) == 1
+    assert "inspect draws PDF pages and lists HTML stages; this file is docx" in capsys.readouterr().err
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(two_column_report_pdf())
     assert cli_main(["inspect", str(pdf), "--page", "99", "--out", str(tmp_path / "y.png")]) == 1

@@ -8,7 +8,7 @@ import pytest
 
 from docclean_assets.extract.layout import Gutter
 from docclean_assets.extract.pdf.blocks import lines_to_blocks
-from docclean_assets.extract.pdf.model import PBlock, Word
+from docclean_assets.extract.pdf.model import Box, PBlock, Word
 from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.document import extract_pdf
@@ -92,7 +92,7 @@ def test_footnotes_returns_relabelled_copies_and_leaves_its_input():
 
 def test_captions_link_copies_and_leave_their_input():
     caption = _block(["Table 1: Results of the samples"], 100, 100, kind="caption")
-    table = table_block([_line("a b", 100, 120)], 1, (100.0, 120.0, 400.0, 200.0), "| a | b |", "ruled")
+    table = table_block([_line("a b", 100, 120)], 1, Box(100.0, 120.0, 400.0, 200.0), "| a | b |", "ruled")
     figure = _block(["Figure 2: The plot"], 100, 420, kind="caption")
     plot = Graphic("path", 110.0, 300.0, 380.0, 410.0, None, (0, 0, 0, 255), 1.0)
     page = [caption, table, figure]
@@ -228,7 +228,7 @@ def test_blocks_are_frozen_and_relabel_keeps_the_frame():
     for name, value in (("kind", "heading"), ("x0", 0.0), ("lines", ()), ("anchor_to", None)):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(blk, name, value)
-    table = table_block(list(blk.lines), 1, (60.0, 90.0, 400.0, 130.0), "| a |", "ruled")
+    table = table_block(list(blk.lines), 1, Box(60.0, 90.0, 400.0, 130.0), "| a |", "ruled")
     with pytest.raises(dataclasses.FrozenInstanceError):
         table.rendered = "| b |"
     moved = table.relabel(column=2)

@@ -8,6 +8,7 @@ from bench.pdf_tables import measure as measure_table
 from docclean_assets.extract.model import Block
 from docclean_assets.extract.pdf.document import extract_pdf
 from docclean_assets.extract.pdf.graphics import Graphic
+from docclean_assets.extract.pdf.model import Box
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.pdf.table_grid import cells_read_as_math, graphics_to_rules
 from docclean_assets.extract.pdf.table_model import Cell, Grid, fallback_text, grid_to_fields, grid_to_markdown
@@ -57,7 +58,7 @@ def test_grid_to_markdown_writes_merged_cells_once_and_escapes_pipes() -> None:
     grid = Grid(
         [Cell(0, 0, 1, 1, "Item"), Cell(0, 1, 1, 2, "Group"), Cell(1, 0, 2, 1, "A|B"),
          Cell(1, 1, 1, 1, "1"), Cell(1, 2, 1, 1, "two\nlines"), Cell(2, 1, 1, 1, "3")],
-        nrows=3, ncols=3, bbox=(0, 0, 1, 1), source="ruled",
+        nrows=3, ncols=3, bbox=Box(0, 0, 1, 1), source="ruled",
     )
     assert grid_to_markdown(grid) == (
         "| Item | Group |  |\n"
@@ -72,7 +73,7 @@ def test_a_dollar_sign_before_an_amount_moves_into_the_amounts_cell() -> None:
     cells = [Cell(0, 0, 1, 1, "Net sales"), Cell(0, 1, 1, 1, "$ 14,694 $"), Cell(0, 2, 1, 1, "14,544 $"),
              Cell(0, 3, 1, 1, "12,861"), Cell(1, 0, 1, 1, "Net loss"), Cell(1, 1, 1, 1, "$"),
              Cell(1, 2, 1, 1, "(1,058)"), Cell(1, 3, 1, 1, "12 €")]
-    grid = Grid(cells, nrows=2, ncols=4, bbox=(0, 0, 1, 1), source="borderless")
+    grid = Grid(cells, nrows=2, ncols=4, bbox=Box(0, 0, 1, 1), source="borderless")
     assert grid_to_markdown(grid).splitlines()[::2] == [
         "| Net sales | $ 14,694 | $ 14,544 | $ 12,861 |", "| Net loss |  | $ (1,058) | 12 € |"]
 
@@ -83,14 +84,14 @@ def test_a_merged_cell_heads_the_first_column_it_covers_that_stays_and_sign_colu
     cells = [Cell(0, 1, 1, 4, "Year Ended"), Cell(1, 2, 1, 1, "2025"), Cell(1, 4, 1, 1, "2024"),
              Cell(2, 0, 1, 1, "Cost"), Cell(2, 1, 1, 1, "$"), Cell(2, 2, 1, 1, "178"), Cell(2, 3, 1, 1, "$"),
              Cell(2, 4, 1, 1, "141"), Cell(3, 0, 1, 1, "R&D"), Cell(3, 2, 1, 1, "3,423"), Cell(3, 4, 1, 1, "2,532")]
-    grid = Grid(cells, nrows=4, ncols=5, bbox=(0, 0, 1, 1), source="borderless")
+    grid = Grid(cells, nrows=4, ncols=5, bbox=Box(0, 0, 1, 1), source="borderless")
     assert grid_to_markdown(grid).splitlines() == [
         "|  | Year Ended |  |", "|---|---|---|", "|  | 2025 | 2024 |", "| Cost | $ 178 | $ 141 |",
         "| R&D | 3,423 | 2,532 |"]
     # a merged cell keeps its first slot when that column stays, empty or not; a column that never
     # held text (a ruled column whose header was lost) keeps its place
     lone = Grid([Cell(0, 0, 1, 2, "Title"), Cell(1, 0, 1, 1, "a"), Cell(1, 2, 1, 1, "b")], nrows=2, ncols=3,
-                bbox=(0, 0, 1, 1), source="ruled")
+                bbox=Box(0, 0, 1, 1), source="ruled")
     assert grid_to_markdown(lone).splitlines()[::2] == ["| Title |  |  |", "| a |  | b |"]
 
 

@@ -12,7 +12,7 @@ import pypdfium2 as pdfium
 from reportlab.pdfgen import canvas
 
 from docclean_assets.extract.pdf.blocks import lines_to_blocks
-from docclean_assets.extract.pdf.model import PBlock, Word
+from docclean_assets.extract.pdf.model import Box, PBlock, Word
 from docclean_assets.extract.pdf.chars import Char, PageContent, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.columns import _column_ok
 from docclean_assets.extract.pdf.graphics import Graphic
@@ -155,8 +155,8 @@ def test_row_align_em_decides_which_blocks_share_a_row() -> None:
 # ---- tables.py
 
 
-_GRID = [(100.0, 100.0, 200.0, 120.0), (200.0, 100.0, 300.0, 120.0),
-         (100.0, 120.0, 200.0, 140.0), (200.0, 120.0, 300.0, 140.0)]
+_GRID = [Box(100.0, 100.0, 200.0, 120.0), Box(200.0, 100.0, 300.0, 120.0),
+         Box(100.0, 120.0, 200.0, 140.0), Box(200.0, 120.0, 300.0, 140.0)]
 
 
 def test_table_ruled_min_filled_cells_decides_panel_or_table() -> None:

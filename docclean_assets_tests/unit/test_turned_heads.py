@@ -6,7 +6,7 @@ import math
 
 from docclean_assets.extract.pdf.chars import Char
 from docclean_assets.extract.pdf.lines import make_line
-from docclean_assets.extract.pdf.model import Line, Word
+from docclean_assets.extract.pdf.model import Box, Line, Word
 from docclean_assets.extract.pdf.settings import PdfSettings
 from docclean_assets.extract.pdf.table_model import Cell, Grid, grid_to_rows, table_block
 from docclean_assets.extract.pdf.turned_heads import turned_heads_to_tables
@@ -21,7 +21,7 @@ COLS, ROWS = (100.0, 200.0, 260.0, 320.0), (300.0, 314.0, 328.0, 342.0)
 def _grid(head: tuple[str, str, str]) -> Grid:
     cells = [Cell(0, k, 1, 1, t) for k, t in enumerate(head) if t]
     cells += [Cell(r, k, 1, 1, f"{r}.{k}" if k else f"row {r}") for r in (1, 2) for k in range(3)]
-    return Grid(cells, 3, 3, (COLS[0], ROWS[0], COLS[-1], ROWS[-1]), "borderless", COLS, ROWS)
+    return Grid(cells, 3, 3, Box(COLS[0], ROWS[0], COLS[-1], ROWS[-1]), "borderless", COLS, ROWS)
 
 
 def _table(grid: Grid):

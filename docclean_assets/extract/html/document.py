@@ -7,6 +7,10 @@ Body choice per page, first that applies:
    `drop_reason='boilerplate'`, and reference tables in the article container are rescued.
 Reader comments found in the markup (comments.py) become `kind='comment'` blocks on every path;
 a standfirst the extractor dropped is body again (lede.py).
+
+`extract_html` chains the stages, each an `a_to_b` function whose output the trace keeps
+(html/trace.py): bytes_to_decoded, decoded_to_segmented, segmented_to_chosen (body.py's helpers),
+chosen_to_rescued, rescued_to_routed, routed_to_blocks.
 """
 from __future__ import annotations
 
@@ -14,27 +18,27 @@ import codecs
 import re
 from dataclasses import replace
 
-
 from selectolax.lexbor import LexborHTMLParser
 
 from docclean_assets.extract.errors import ExtractionError
-from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, main_container,
-                                                   heading_units, is_prose, nested_article_units,
-                                                   page_body_units, prose_units)
+from docclean_assets.extract.guard import check_html_depth
+from docclean_assets.extract.html.articles import (continuation_units, embedded_post_units, heading_units, is_prose,
+                                                   nested_article_units, page_body_units, prose_units)
+from docclean_assets.extract.html.body import choose_jsonld, extractor_segments, segments_to_status, select_nodes
 from docclean_assets.extract.html.comments import Comment, units_to_comments
-from docclean_assets.extract.html.dom import (Unit, close_noscript_raw_text, key, markdown_table, place_streamed_slots,
-                                              segment)
+from docclean_assets.extract.html.dom import Unit, close_noscript_raw_text, key, place_streamed_slots, segment
 from docclean_assets.extract.html.inpage import code_toolbar_units, teaser_units, toc_units
+from docclean_assets.extract.html.jsonld import jsonld_scripts
 from docclean_assets.extract.html.lede import units_to_standfirst
+from docclean_assets.extract.html.match import Seg
 from docclean_assets.extract.html.pagekind import (DECLARED_ARTICLE_TYPES, PRODUCT_TYPES, SCHEMA_ARTICLE_TYPES,
                                                    THREAD, THREAD_TYPES, PageKind, declared_types, lists_entries,
                                                    page_kind)
-from docclean_assets.extract.html.jsonld import article_bodies, body_paragraphs, jsonld_scripts
-from docclean_assets.extract.html.match import Matcher, Seg, segments
-from docclean_assets.extract.guard import check_html_depth
-from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.html.rules import HtmlRules
 from docclean_assets.extract.html.settings import HtmlSettings
+from docclean_assets.extract.html.trace import (COMMENT, Chosen, Decoded, HtmlTrace, Notes, Rescued, Routed,
+                                                Segmented)
+from docclean_assets.extract.model import Block, DocReport, DropReason, Extraction, Kind, count_chars, renumber
 from docclean_assets.extract.settings import Settings
 from docclean_assets.extract.sniff import HTML_SNIFF_BYTES, bom_encoding, html_encoding
 
@@ -122,208 +126,178 @@ def _is_shell(tree: LexborHTMLParser, visible_chars: int, hs: HtmlSettings) -> b
     return bundle or any(_NOSCRIPT_JS.search(n.text() or "") for n in tree.css("noscript"))
 
 
-# ---------------------------------------------------------------- rules
-def _select(tree: LexborHTMLParser, selector: str, report: DocReport) -> list | None:
-    try:
-        return list(tree.css(selector))
-    except Exception:  # noqa: BLE001 - an invalid selector is a configuration error, reported loudly
-        report.flag("selector_error")
-        return None
-
-
-def _extractor_segments(text: str, rules: HtmlRules | None, keep_nodes: list | None, drop_nodes: list,
-                        elements: int, url: str | None, hs: HtmlSettings, report: DocReport,
-                        trace: dict[str, object]) -> list[Seg]:
-    """trafilatura's segments of the page, its drop rules applied first; none when the keep rule
-    missed, or when the page has more than `extractor_max_elements` elements (flag extractor_skipped)."""
-    if rules and rules.keep and not keep_nodes:
-        return []
-    if elements > hs.extractor_max_elements:
-        report.flag("extractor_skipped")
-        return []
-    src = text
-    if drop_nodes and keep_nodes is None:
-        pruned = LexborHTMLParser(text)
-        for sel in rules.drop if rules else ():
-            for n in _select(pruned, sel, DocReport()) or []:
-                n.decompose()
-        src = pruned.html or ""
-    segs, err = _trafilatura(src, url)
-    if err:
-        report.flag("extractor_error")
-        trace["extractor_error"] = err
-    return segs
-
-
-def _trafilatura(html: str, url: str | None) -> tuple[list[Seg], str | None]:
-    """Main-content segments, and an error message when trafilatura fails.
-
-    include_comments=False: with True trafilatura 2.3 sometimes takes a comment thread for the
-    article (scrapinghub_aeb token F1 0.959 without, 0.957 with); comments come from the markup."""
-    import trafilatura
-
-    try:
-        doc = trafilatura.bare_extraction(html, url=url, include_tables=True, include_comments=False,
-                                          include_formatting=False, include_links=False, deduplicate=False)
-        if doc is None or not getattr(doc, "text", None):
-            doc = trafilatura.bare_extraction(html, url=url, include_tables=True, include_comments=False,
-                                              favor_recall=True, deduplicate=False) or doc
-    except Exception as exc:  # noqa: BLE001 - a crash of the extractor must not lose the page
-        return [], f"{type(exc).__name__}: {exc}"
-    if doc is None:
-        return [], None
-    return segments(getattr(doc, "body", None)), None
-
-
-def _is_data_table(u: Unit, hs: HtmlSettings) -> bool:
-    rows = u.rows or []
-    if len(rows) < hs.table_min_rows or max((len(r) for r in rows), default=0) < hs.table_min_cols:
-        return False
-    chars = sum(len(c) for r in rows for c in r)
-    return chars > 0 and u.link_chars <= hs.table_max_link_ratio * chars
-
-
-# ---------------------------------------------------------------- entry point
+# ---------------------------------------------------------------- the stages
 def extract_html(data: bytes, settings: Settings, rules: HtmlRules | None = None, url: str | None = None) -> Extraction:
-    """The page's blocks in document order; body per JSON-LD, rules or trafilatura (see module doc)."""
-    hs = settings.html
+    """The page's blocks in document order; body per JSON-LD, rules or trafilatura (see module doc).
+    Each stage's output is kept in the extraction's trace (html/trace.py)."""
+    report = DocReport(format="html")
+    decoded = bytes_to_decoded(data, settings, report)
+    segmented = decoded_to_segmented(decoded, rules, settings, report)
+    chosen = segmented_to_chosen(decoded, segmented, rules, url, settings, report)
+    rescued = chosen_to_rescued(decoded, segmented, chosen, settings)
+    report.method = chosen.method
+    routed = rescued_to_routed(decoded, segmented, rescued, rules, settings, report)
+    blocks = routed_to_blocks(segmented, chosen, rescued, routed, report)
+    trace = HtmlTrace(decoded, segmented, chosen, rescued, routed, blocks)
+    return Extraction(blocks, report, trace)
+
+
+def bytes_to_decoded(data: bytes, settings: Settings, report: DocReport) -> Decoded:
+    """The page decoded (ExtractionError when mostly undecodable), parsed within the depth and size
+    caps, its streamed-in slots placed; its JSON-LD scripts and its title."""
     text, encoding, replaced = decode_html(data)
     bad = text.count("\ufffd") + text.count("\x00")
-    if text and bad > hs.undecodable_max_fraction * len(text):
+    if text and bad > settings.html.undecodable_max_fraction * len(text):
         raise ExtractionError(f"not decodable as HTML text ({bad} of {len(text)} characters invalid in {encoding})")
     text = text.replace("\x00", "")
-    report = DocReport(format="html")
-    trace: dict[str, object] = {"encoding": encoding}
     if replaced:
         report.flag("encoding_replaced")
     text = close_noscript_raw_text(text)  # the extractor reads the same markup
     tree = LexborHTMLParser(text)
     elements = check_html_depth(tree.root, settings.limits)
-    if place_streamed_slots(tree):  # the extractor reads the page as its scripts leave it
+    streamed = place_streamed_slots(tree)
+    if streamed:  # the extractor reads the page as its scripts leave it
         text = tree.html or ""
-        trace["streamed_slots"] = True
     scripts = jsonld_scripts(tree, report)
-    title, title_src = _page_title(tree)
-    trace["title"] = title
+    title, title_source = _page_title(tree)
+    return Decoded(text, encoding, tree, elements, scripts, title, title_source, streamed)
 
+
+def decoded_to_segmented(d: Decoded, rules: HtmlRules | None, settings: Settings, report: DocReport) -> Segmented:
+    """The page as text units (a unit starts at every node a rule matches), the page's title unit
+    marked, and what the rules matched (flag selector_miss when the keep rule matched nothing)."""
+    hs = settings.html
     keep_nodes: list | None = None
     drop_nodes: list = []
     if rules is not None:
         if rules.keep:
-            keep_nodes = _select(tree, rules.keep, report) or []
+            keep_nodes = select_nodes(d.tree, rules.keep, report) or []
             if not keep_nodes:
                 report.flag("selector_miss")
         for sel in rules.drop:
-            drop_nodes += _select(tree, sel, report) or []
+            drop_nodes += select_nodes(d.tree, sel, report) or []
     keep_ids = frozenset(n.mem_id for n in keep_nodes or [])
     drop_ids = frozenset(n.mem_id for n in drop_nodes)
-
-    units = segment(tree, keep_ids | drop_ids, hs)
+    units = segment(d.tree, keep_ids | drop_ids, hs)
     # soft hyphens are not characters of the text (_without_soft_hyphens): not counted as read either
     report.raw_chars = sum(count_chars(u.plain) - u.plain.count(SOFT_HYPHEN) for u in units)
-    if _is_shell(tree, report.raw_chars, hs):
+    if _is_shell(d.tree, report.raw_chars, hs):
         report.flag("client_rendered_shell")
-    ukeys = [key(u.plain) for u in units]
-    in_drop = [bool(drop_ids.intersection(u.path)) for u in units]
-
-    # title: the first h1 that is the page's title
-    tkey = key(title)
-    for u, k in zip(units, ukeys):
+    keys = [key(u.plain) for u in units]
+    tkey = key(d.title)  # the title: the first h1 that is the page's title
+    for i, (u, k) in enumerate(zip(units, keys)):
         if u.tag == "h1" and k and tkey and (k == tkey or k in tkey or tkey in k):
-            u.kind = Kind.TITLE
-            u.meta["page_title"] = title
+            units[i] = replace(u, kind=Kind.TITLE, meta={**u.meta, "page_title": d.title})
             break
+    in_drop = tuple(bool(drop_ids.intersection(u.path)) for u in units)
+    return Segmented(units, keys, keep_nodes, drop_nodes, keep_ids, in_drop)
 
-    status: list[str | None] = [DropReason.BOILERPLATE] * len(units)  # None = body
-    # in-page furniture is set aside before alignment: a TOC entry must not take its heading's match
+
+def segmented_to_chosen(d: Decoded, sg: Segmented, rules: HtmlRules | None, url: str | None, settings: Settings,
+                        report: DocReport) -> Chosen:
+    """The body by the first path that applies: a JSON-LD articleBody consistent with the page, the
+    keep rule's matches, the extractor's text aligned to the units, else the page without its chrome
+    (flag extractor_empty). In-page furniture is set aside first: a TOC entry must not take its
+    heading's match. The extractor runs on every page: it is also the yardstick for JSON-LD."""
+    hs, units = settings.html, sg.units
     furniture = _inpage_furniture(units, hs)
-    extra: dict[int, list[Block]] = {}
-    method = "trafilatura"
-
-    # the extractor runs on every page: it is also the yardstick for JSON-LD
-    main_segs = _extractor_segments(text, rules, keep_nodes, drop_nodes, elements, url, hs, report, trace)
+    main_segs, error = extractor_segments(d.text, rules, sg.keep_nodes, sg.drop_nodes, d.elements, url, hs, report)
     main_text = " ".join(s.text for s in main_segs if s.kind != "cell")
-    trace["extractor_chars"] = len(main_text)
-
-    jsonld = None if (rules and rules.keep and not keep_nodes) else _choose_jsonld(scripts, units, main_text, report, settings)
+    keep_missed = bool(rules and rules.keep and not sg.keep_nodes)
+    jsonld = None if keep_missed else choose_jsonld(d.scripts, units, main_text, report, settings)
+    extra: dict[int, list[Block]] = {}
+    notes: Notes = {}
     if jsonld is not None:
         method = "jsonld"
         segs = [Seg("paragraph", p, key(p)) for p in jsonld]
-        _apply_segments(segs, units, ukeys, status, extra, hs, report, method, frozenset(furniture))
-    elif keep_nodes is not None:
+        status, extra, notes = segments_to_status(segs, units, sg.keys, hs, report, method, frozenset(furniture))
+    elif sg.keep_nodes is not None:
         method = "rules"
-        for i, u in enumerate(units):
-            if keep_ids.intersection(u.path):
-                status[i] = None
+        status = tuple(None if sg.keep_ids.intersection(u.path) else DropReason.BOILERPLATE for u in units)
     elif main_segs:
-        _apply_segments(main_segs, units, ukeys, status, extra, hs, report, method, frozenset(furniture))
+        method = "trafilatura"
+        status, extra, notes = segments_to_status(main_segs, units, sg.keys, hs, report, method, frozenset(furniture))
     else:
         # the extractor found nothing (tiny or unusual page) or did not run (too many elements):
         # the page minus its chrome is the body, flagged, rather than an empty document
         if "extractor_skipped" not in report.flags:
             report.flag("extractor_empty")
         method = "whole_page"
-        for i, u in enumerate(units):
-            if not u.template:
-                status[i] = None
+        status = tuple(DropReason.BOILERPLATE if u.template else None for u in units)
+    return Chosen(method, status, furniture, extra, notes, len(main_text), error)
 
-    types = declared_types(tree, scripts, hs.jsonld_max_depth)
-    readable = [not (u.template or u.hidden or in_drop[i] or i in furniture) for i, u in enumerate(units)]
-    _rescue(tree, units, status, readable, method, types, hs)
-    entries = _cards_to_entries(units, status, types, hs)
-    for i, reason in furniture.items():
+
+def chosen_to_rescued(d: Decoded, sg: Segmented, c: Chosen, settings: Settings) -> Rescued:
+    """What the extractor left out but the page holds as its own made body again (notes say why);
+    teaser cards among the body as the page's entries or dropped; then in-page furniture and the
+    drop rule's matches set out, whatever was chosen."""
+    hs, units = settings.html, sg.units
+    status = list(c.status)
+    notes: Notes = {}
+    types = declared_types(d.tree, d.scripts, hs.jsonld_max_depth)
+    readable = [not (u.template or u.hidden or sg.in_drop[i] or i in c.furniture) for i, u in enumerate(units)]
+    for i, why in _rescue(d.tree, units, status, readable, c.method, types, hs):
+        notes.setdefault(i, {})["rescued"] = why
+    entries, cards = _cards_to_entries(units, status, types, hs)
+    for i in cards:
+        if entries:
+            notes.setdefault(i, {})["role"] = "entry"
+        else:
+            status[i] = DropReason.TEASER
+    for i, reason in c.furniture.items():
         status[i] = reason
     for i in range(len(units)):
-        if in_drop[i]:
+        if sg.in_drop[i]:
             status[i] = DropReason.SELECTOR_DROP
-    trace["method"] = method
-    report.method = method
-    comments = _route_comments(tree, scripts, units, status, hs, report, types)
-    page = _page_kind(types, units, status, comments, entries, hs)
-    report.page_kind, trace["page_kind"] = page.name, page.reason
-    for i in nested_article_units(tree, units, status, hs):  # comments are routed already
+    return Rescued(tuple(status), types, entries, notes)
+
+
+def rescued_to_routed(d: Decoded, sg: Segmented, r: Rescued, rules: HtmlRules | None, settings: Settings,
+                      report: DocReport) -> Routed:
+    """Comments and answers routed (a comment's author line is boilerplate even where the extractor
+    kept it), the page's kind, articles nested in the page dropped as teasers, each comment's role."""
+    hs, units = settings.html, sg.units
+    status = list(r.status)
+    comments, notes = _route_comments(d.tree, d.scripts, units, status, hs, report, r.types)
+    page = _page_kind(r.types, units, status, comments, r.entries, hs)
+    report.page_kind = page.name
+    for i in nested_article_units(d.tree, units, status, hs):  # comments are routed already
         status[i] = DropReason.TEASER
-    first_of = {c.units[0]: c for c in comments}
     all_body = bool(rules is not None and rules.comments_as_body)
-    role_of = {c.units[0]: _comment_role(c, page, all_body) for c in comments}
-    report.posts = sum(1 for r in role_of.values() if r == "post")
-    report.reader_comments = sum(1 for r in role_of.values() if r is None)
+    roles = {c.units[0]: _comment_role(c, page, all_body) for c in comments}
+    report.posts = sum(1 for role in roles.values() if role == "post")
+    report.reader_comments = sum(1 for role in roles.values() if role is None)
     if report.reader_comments:
         report.flag("has_comments")
+    return Routed(tuple(status), comments, page, roles, notes)
 
-    blocks: list[Block] = list(extra.get(-1, []))
+
+def routed_to_blocks(sg: Segmented, c: Chosen, r: Rescued, rt: Routed, report: DocReport) -> list[Block]:
+    """The page's blocks in DOM order: each unit with its status and the notes the stages added, a
+    comment as one block at its first unit, body text no unit held after the unit it follows; on a
+    client-rendered shell, nothing is body."""
+    units = sg.units
+    first_of = {cm.units[0]: cm for cm in rt.comments}
+    blocks: list[Block] = list(c.extra.get(-1, []))
     for i, u in enumerate(units):
-        reason = status[i]
-        if reason == _COMMENT:
+        reason = rt.status[i]
+        if reason == COMMENT:
             if i in first_of:
-                blocks.append(_comment_block(first_of[i], units, role_of[i]))
+                blocks.append(_comment_block(first_of[i], units, rt.roles[i]))
             continue
-        kind = u.kind
         meta = dict(u.meta)
+        for notes in (c.notes, r.notes, rt.notes):  # in the order the stages wrote them
+            meta.update(notes.get(i, ()))
         if reason is None:
-            meta["method"] = method
-        blocks.append(Block(kind=str(kind), text=u.text, seq=len(blocks),  # renumber then keeps it as it is
+            meta["method"] = c.method
+        blocks.append(Block(kind=str(u.kind), text=u.text, seq=len(blocks),  # renumber then keeps it as it is
                             drop_reason=None if reason is None else str(reason), level=u.level,
                             meta=tuple(meta.items())))
-        blocks.extend(extra.get(i, []))
-    trace["title_source"] = title_src
+        blocks.extend(c.extra.get(i, []))
     blocks = [_without_soft_hyphens(b) for b in blocks]
     if "client_rendered_shell" in report.flags:  # a loader or noscript notice is not the page's content
         blocks = [b.dropped(DropReason.BOILERPLATE) if b.drop_reason is None else b for b in blocks]
-        trace["message"] = ("client-rendered shell: the content is built by scripts; set `render: true` "
-                            "on this URL source to take the DOM from headless Chromium")
-    return Extraction(renumber(blocks), report, trace)
-
-
-def _continues_body(units: list[Unit], status: list, i: int, hs: HtmlSettings) -> bool:
-    """Whether the content before disclosure unit i (past its own panel, its toggle and other chrome)
-    is body: a panel continues the article, not an appeal or a menu the extractor left out."""
-    for k in range(i - 1, -1, -1):
-        u = units[k]
-        if u.disclosure or u.template or len(u.text.split()) <= hs.disclosure_control_max_words:
-            continue
-        return status[k] is None
-    return False
+    return renumber(blocks)
 
 
 def _inpage_furniture(units: list[Unit], hs: HtmlSettings) -> dict[int, DropReason]:
@@ -336,9 +310,6 @@ def _inpage_furniture(units: list[Unit], hs: HtmlSettings) -> dict[int, DropReas
 
 
 # ---------------------------------------------------------------- reader comments
-_COMMENT = "comment"  # status of a unit that is part of a reader comment (neither body nor dropped)
-
-
 def _without_soft_hyphens(b: Block) -> Block:
     """The block without the page's soft hyphens (&shy;): a browser shows one only where it breaks a
     line, so it is never part of a word. Left in, normalisation would take each for the mark of a
@@ -350,27 +321,30 @@ def _without_soft_hyphens(b: Block) -> Block:
 
 
 def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list,
-                    hs: HtmlSettings, report: DocReport, types: frozenset[str]) -> list[Comment]:
-    """Mark the units of comments and answers (status `_COMMENT`; on a declared thread, posts told
-    by their structure too; on a declared product, its reviews); the rest of a comment (author line,
-    date, reply link) is boilerplate even where the extractor kept it."""
+                    hs: HtmlSettings, report: DocReport, types: frozenset[str]) -> tuple[list[Comment], Notes]:
+    """The page's comments and answers, their units marked in the stage's `status` (COMMENT; on a
+    declared thread, posts told by their structure too; on a declared product, its reviews); the rest
+    of a comment (author line, date, reply link) is boilerplate even where the extractor kept it
+    (noted comment_part = meta)."""
     product = bool(types & PRODUCT_TYPES) and not types & DECLARED_ARTICLE_TYPES
     found = units_to_comments(tree, units, scripts, hs, report, bool(types & THREAD_TYPES), product)
     comments = [c for c in found if all(status[i] != DropReason.SELECTOR_DROP for i in c.units)]
     items = {c.node_id for c in comments if c.node_id}
+    notes: Notes = {}
     for i, u in enumerate(units):
         if status[i] is None and items.intersection(u.path):
             status[i] = DropReason.BOILERPLATE
-            u.meta["comment_part"] = "meta"
+            notes[i] = {"comment_part": "meta"}
     for c in comments:
         for i in c.units:
-            status[i] = _COMMENT
-    return comments
+            status[i] = COMMENT
+    return comments, notes
 
 
 def _rescue(tree: LexborHTMLParser, units: list[Unit], status: list, readable: list[bool], method: str,
-            types: frozenset[str], hs: HtmlSettings) -> None:
-    """Make body what the extractor left out but the page holds as its own (meta.rescued says why)."""
+            types: frozenset[str], hs: HtmlSettings) -> list[tuple[int, str]]:
+    """Make body, in the stage's `status`, what the extractor left out but the page holds as its own;
+    (unit, why) for each."""
     steps = []
     # an og:type of article alone does not make the page an article here (pagekind.OG_ARTICLE)
     if method == "trafilatura" and not types & (SCHEMA_ARTICLE_TYPES | PRODUCT_TYPES):
@@ -381,27 +355,24 @@ def _rescue(tree: LexborHTMLParser, units: list[Unit], status: list, readable: l
                   ("standfirst", lambda: units_to_standfirst(tree, units, status, hs)),
                   ("continuation", lambda: continuation_units(tree, units, status, hs)),
                   ("embedded_post", lambda: embedded_post_units(tree, units, status, hs))]
+    rescued = []
     for why, find in steps:  # in order: each step sees what the ones before it made body
         for i in find():
             status[i] = None
-            units[i].meta["rescued"] = why
+            rescued.append((i, why))
+    return rescued
 
 
-def _cards_to_entries(units: list[Unit], status: list, types: frozenset[str], hs: HtmlSettings) -> bool:
-    """Mark runs of teaser cards among the body: a list page's entries (meta.role = entry; True, see
-    pagekind.lists_entries), or anywhere else teasers of other pages (dropped, reason teaser; False)."""
+def _cards_to_entries(units: list[Unit], status: list, types: frozenset[str],
+                      hs: HtmlSettings) -> tuple[bool, list[int]]:
+    """Runs of teaser cards among the body, and whether they are a list page's entries (True, see
+    pagekind.lists_entries) or, anywhere else, teasers of other pages (False)."""
     teasers = teaser_units(units, [st is None for st in status], hs)
     if not teasers:
-        return False
+        return False, []
     words = [len(units[i].plain.split()) if st is None else 0 for i, st in enumerate(status)]
     card_words = sum(words[i] for i in set(teasers))
-    entries = lists_entries(types, card_words, sum(words) - card_words, hs.listing_min_entry_share)
-    for i in teasers:
-        if entries:
-            units[i].meta["role"] = "entry"
-        else:
-            status[i] = DropReason.TEASER
-    return entries
+    return lists_entries(types, card_words, sum(words) - card_words, hs.listing_min_entry_share), teasers
 
 
 def _page_kind(types: frozenset[str], units: list[Unit], status: list, comments: list[Comment], entries: bool,
@@ -434,96 +405,3 @@ def _comment_block(c: Comment, units: list[Unit], role: str | None) -> Block:
                  meta=tuple(meta + ([("role", role)] if role else [])))
 
 
-# ---------------------------------------------------------------- JSON-LD
-def _choose_jsonld(scripts: list, units: list[Unit], main_text: str, report: DocReport,
-                   settings: Settings) -> list[str] | None:
-    """Paragraphs of the first JSON-LD articleBody that is neither a teaser nor foreign to the page;
-    one whose markup breaks the page's caps costs that body (report.part_failed)."""
-    hs = settings.html
-    candidates = article_bodies(scripts, hs.jsonld_max_depth)
-    if not candidates:
-        return None
-    visible = " ".join(u.plain for u in units)
-    visible_key = key(visible)
-    yardstick = len(main_text) if main_text.strip() else len(visible)
-    for _type, body in candidates:
-        try:
-            paras, _ = body_paragraphs(body, settings.limits, hs)
-        except ExtractionError as exc:
-            report.part_failed("json-ld", f"articleBody refused: {exc}")
-            continue
-        joined = " ".join(paras)
-        if not joined:
-            continue
-        prefix = key(" ".join(joined.split()[: hs.jsonld_prefix_words]))
-        if len(joined) < hs.jsonld_min_visible_ratio * yardstick:
-            report.flag("jsonld_teaser")
-            continue
-        if not prefix or prefix not in visible_key:
-            report.flag("jsonld_not_visible")
-            continue
-        return paras
-    return None
-
-
-# ---------------------------------------------------------------- alignment
-def _apply_segments(main_segs: list[Seg], units: list[Unit], ukeys: list[str], status: list, extra: dict,
-                    hs: HtmlSettings, report: DocReport, method: str, skip: frozenset[int] = frozenset()) -> None:
-    """Units found in the chosen body text (JSON-LD or the extractor's) are body, in DOM order, with
-    the DOM's own text and structure; body text no unit accounts for is inserted as blocks. Units
-    in `skip` (in-page furniture) take no part."""
-    matcher = Matcher(main_segs, hs.match_min_chars, hs.match_min_coverage, hs.match_max_steps)
-    # units outside the page's chrome first: a breadcrumb repeating the title must not take the
-    # title's text from the h1 (the chrome veto below would then drop both)
-    for template in (False, True):
-        for i, (u, k) in enumerate(zip(units, ukeys)):
-            if u.template == template and i not in skip and u.kind != Kind.TABLE and matcher.match_exact(k, i):
-                status[i] = None
-    for i, (u, k) in enumerate(zip(units, ukeys)):
-        if status[i] is None or i in skip:
-            continue
-        if u.kind == Kind.TABLE:
-            cells = [key(c) for r in u.rows or [] for c in r]
-            if matcher.match_table(cells, i):
-                status[i] = None
-        elif matcher.match(k, i) if k else matcher.match_symbols(u.text, i):
-            status[i] = None
-
-    if matcher.over_budget:
-        report.flag("alignment_budget")
-
-    # chrome markers veto the extractor, unless they wrap most of what it kept
-    kept = [i for i, s in enumerate(status) if s is None]
-    kept_chars = sum(len(units[i].plain) for i in kept) or 1
-    chrome = [i for i in kept if units[i].template]
-    if sum(len(units[i].plain) for i in chrome) < hs.template_max_share * kept_chars:
-        for i in chrome:
-            status[i] = DropReason.BOILERPLATE
-            units[i].meta["vetoed"] = "template_region"
-
-    # reference tables inside the article container survive the extractor's density heuristics
-    main_id = main_container(units, [s is None for s in status], hs.main_container_share)
-    if main_id is not None:
-        for i, u in enumerate(units):
-            if (status[i] is not None and u.kind == Kind.TABLE and not u.template and main_id in u.path
-                    and _is_data_table(u, hs)):
-                status[i] = None
-                u.meta["rescued"] = "reference_table"
-            elif (status[i] == DropReason.BOILERPLATE and u.disclosure and not u.template and main_id in u.path
-                  and _continues_body(units, status, i, hs)):
-                status[i] = None  # a closed tab or accordion panel of the article: extractors skip it
-                u.meta["rescued"] = "disclosure_panel"
-
-    # text the extractor found but no unit accounts for is body all the same
-    furniture_keys = {ukeys[i] for i in skip}  # the extractor's copy of a TOC or a toolbar is no body either
-    leftovers = [j for j in matcher.unmatched() if main_segs[j].key not in furniture_keys]
-    anchors = matcher.anchors(leftovers)
-    for j in leftovers:
-        s = main_segs[j]
-        text = markdown_table(s.rows) if s.kind == "table" and s.rows else s.text
-        kind = {"cell": Kind.PARAGRAPH}.get(s.kind, s.kind)
-        extra.setdefault(anchors[j], []).append(
-            Block(kind=str(kind), text=text, level=s.level, meta=(("method", method), ("source", f"{method}_only")))
-        )
-    if leftovers:
-        report.flag(f"{method}_text_unmatched")

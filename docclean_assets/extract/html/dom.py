@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from functools import lru_cache
 from urllib.parse import unquote
 
@@ -86,6 +87,17 @@ class Unit:
         if self.rows is None:
             return self.text
         return "\n".join(" ".join(c for c in row if c) for row in self.rows)
+
+
+class Ctx(NamedTuple):
+    """Where the walk is: what a unit started here would be, and the element path above it."""
+
+    kind: str  # the unit's kind (paragraph, heading, list_item, ...)
+    tag: str  # the element that gave it that kind
+    path: tuple[int, ...]  # mem_ids of the element and all its ancestors
+    level: int | None  # heading level or list depth
+    template: bool  # under site chrome (or hidden)
+    hidden: bool  # under an element hidden from every reader
 
 
 def _is_template(node: LexborNode) -> bool:
@@ -273,14 +285,14 @@ class Segmenter:
 
     def run(self, root: LexborNode, path: tuple[int, ...] = ()) -> list[Unit]:
         hidden = self.in_template or _is_hidden(root)
-        ctx = ("paragraph", root.tag or "body", path or (root.mem_id,), None, _is_template(root) or hidden, hidden)
+        ctx = Ctx("paragraph", root.tag or "body", path or (root.mem_id,), None, _is_template(root) or hidden, hidden)
         self._walk(root, ctx, list_depth=0, in_link=False)
         self._flush(ctx)
         for unit in self.units:
             unit.disclosure = not self.disclosures.isdisjoint(unit.path) and self.toggles.isdisjoint(unit.path)
         return self.units
 
-    def _flush(self, ctx: tuple) -> None:
+    def _flush(self, ctx: Ctx) -> None:
         if not self._buf:
             return
         text = clean_text("".join(self._buf))
@@ -295,7 +307,7 @@ class Segmenter:
             unit.meta["tag"] = "blockquote"
         self.units.append(unit)
 
-    def _walk(self, node: LexborNode, ctx: tuple, list_depth: int, in_link: bool) -> None:
+    def _walk(self, node: LexborNode, ctx: Ctx, list_depth: int, in_link: bool) -> None:
         # explicit stack of (children, context, list depth, in a link, in a link to one of the
         # page's headings, what to do when done):
         # pages nest thousands of elements deep, beyond Python's recursion limit
@@ -352,25 +364,25 @@ class Segmenter:
             self._flush(ctx)
             attrs = child.attributes  # read once: each read builds a new dict
             disclosure = _disclosure(tag, attrs) or attrs.get("id") in self.revealed_panels
-            hidden = ctx[5] or (not disclosure and child.mem_id not in self.slides and _hidden(attrs))
-            template = ctx[4] or _template(tag, attrs) or hidden
+            hidden = ctx.hidden or (not disclosure and child.mem_id not in self.slides and _hidden(attrs))
+            template = ctx.template or _template(tag, attrs) or hidden
             if disclosure:
                 self.disclosures.add(child.mem_id)
             if _toggle(tag, attrs):
                 self.toggles.add(child.mem_id)
-            path = ctx[2] + (child.mem_id,)
+            path = ctx.path + (child.mem_id,)
             depth = list_depth + 1 if tag in ("ul", "ol", "menu") else list_depth
             if kind is None:  # container (or a rule boundary): loose text stays a paragraph
-                new_ctx = ("paragraph", tag, path, None, template, hidden)
-                if tag == "blockquote" or ctx[1] == "blockquote":
-                    new_ctx = ("paragraph", "blockquote", path, None, template, hidden)
-                if tag in ("td", "th", "tr", "tbody", "thead", "tfoot", "table") and ctx[0] != "paragraph":
-                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template, hidden)
-                if forced and ctx[0] != "paragraph" and tag not in CONTAINER_TAGS:
-                    new_ctx = (ctx[0], ctx[1], path, ctx[3], template, hidden)  # a dropped span inside a <p>
+                new_ctx = Ctx("paragraph", tag, path, None, template, hidden)
+                if tag == "blockquote" or ctx.tag == "blockquote":
+                    new_ctx = Ctx("paragraph", "blockquote", path, None, template, hidden)
+                if tag in ("td", "th", "tr", "tbody", "thead", "tfoot", "table") and ctx.kind != "paragraph":
+                    new_ctx = ctx._replace(path=path, template=template, hidden=hidden)
+                if forced and ctx.kind != "paragraph" and tag not in CONTAINER_TAGS:
+                    new_ctx = ctx._replace(path=path, template=template, hidden=hidden)  # a dropped span inside a <p>
             else:
                 level = int(tag[1]) if kind == "heading" else (max(depth, 1) if kind == "list_item" else None)
-                new_ctx = (kind, tag, path, level, template, hidden)
+                new_ctx = Ctx(kind, tag, path, level, template, hidden)
             stack.append((child.iter(include_text=True), new_ctx, depth, link, toc, new_ctx))
 
     def _is_toc_link(self, a: LexborNode) -> bool:
@@ -378,23 +390,23 @@ class Segmenter:
         href = (a.attributes.get("href") or "").strip()
         return len(href) > 1 and href[0] == "#" and unquote(href[1:]) in self.heading_ids
 
-    def _template(self, node: LexborNode, ctx: tuple) -> None:
+    def _template(self, node: LexborNode, ctx: Ctx) -> None:
         """A <template>'s content (inert: the parser keeps it out of the tree) as hidden units."""
         html = node.html or ""
         inner = html[html.find(">") + 1:html.rfind("<")] if html.endswith("</template>") else ""
         body = LexborHTMLParser(inner).body if inner.strip() else None
         if body is not None:
             sub = Segmenter(frozenset(), self.hs, in_template=True)
-            for unit in sub.run(body, ctx[2] + (node.mem_id,)):
-                unit.path = ctx[2] + (node.mem_id,)  # the sub-tree's ids are another document's
+            for unit in sub.run(body, ctx.path + (node.mem_id,)):
+                unit.path = ctx.path + (node.mem_id,)  # the sub-tree's ids are another document's
                 self.units.append(unit)
 
-    def _pre(self, node: LexborNode, ctx: tuple) -> None:
+    def _pre(self, node: LexborNode, ctx: Ctx) -> None:
         """The code, whitespace intact; buttons drawn inside the <pre> ("Copy") become a unit of
         their own after it, which the toolbar rule drops."""
-        path = ctx[2] + (node.mem_id,)
-        hidden = ctx[5] or _is_hidden(node)
-        template = ctx[4] or _is_template(node) or hidden
+        path = ctx.path + (node.mem_id,)
+        hidden = ctx.hidden or _is_hidden(node)
+        template = ctx.template or _is_template(node) or hidden
         buttons = node.css("button, [role=button]")
         controls = " ".join(t for b in buttons if (t := b.text(deep=True, separator=" ", strip=True)))
         if buttons:
@@ -409,14 +421,14 @@ class Segmenter:
         if controls:
             self.units.append(Unit("paragraph", controls, "button", path, template=template, hidden=hidden))
 
-    def _table(self, node: LexborNode, ctx: tuple, list_depth: int) -> bool:
+    def _table(self, node: LexborNode, ctx: Ctx, list_depth: int) -> bool:
         """Emit a data table as one unit (plus its caption); False for layout tables."""
         rows = table_rows(node, self.max_colspan)
         if is_layout_table(node, rows, self.layout_cell_chars):
             return False
-        hidden = ctx[5] or _is_hidden(node)
-        template = ctx[4] or _is_template(node) or hidden
-        path = ctx[2] + (node.mem_id,)
+        hidden = ctx.hidden or _is_hidden(node)
+        template = ctx.template or _is_template(node) or hidden
+        path = ctx.path + (node.mem_id,)
         caption = node.css_first("caption")
         if caption is not None:
             text, _ = inline_text(caption)

@@ -32,27 +32,27 @@ def caption_to_table(cap: PBlock, tables: list[PBlock], body: float, s: PdfSetti
 
 
 def _near(g: Graphic, box: Box, gap: float) -> bool:
-    return g.x0 <= box[2] + gap and g.x1 >= box[0] - gap and g.top <= box[3] + gap and g.bottom >= box[1] - gap
+    return g.x0 <= box.x1 + gap and g.x1 >= box.x0 - gap and g.top <= box.bottom + gap and g.bottom >= box.top - gap
 
 
 def caption_to_figure(cap: PBlock, graphics: list[Graphic], avoid: list[Box], body: float, s: PdfSettings) -> Box | None:
     """The box of the figure the caption names: the graphics outside tables nearest the caption
     (sharing its x-range, within the gap limit), grown by those drawn close to them."""
-    pool = [g for g in graphics if not any(a[0] <= g.x0 and g.x1 <= a[2] and a[1] <= g.top and g.bottom <= a[3]
+    pool = [g for g in graphics if not any(a.x0 <= g.x0 and g.x1 <= a.x1 and a.top <= g.top and g.bottom <= a.bottom
                                            for a in avoid)]
     seeds = [g for g in pool if _overlaps_x(g.x0, g.x1, cap) and _gap(g.top, g.bottom, cap) <= s.caption_max_gap_em * body
              and not (g.top >= cap.top and g.bottom <= cap.bottom)]
     if not seeds:
         return None
     seed = min(seeds, key=lambda g: _gap(g.top, g.bottom, cap))
-    box: Box = (seed.x0, seed.top, seed.x1, seed.bottom)
+    box = Box(seed.x0, seed.top, seed.x1, seed.bottom)
     rest = [g for g in pool if g is not seed]
     for _ in range(s.figure_max_grow_passes):
         grown = [g for g in rest if _near(g, box, s.figure_cluster_gap_pt) and _gap(g.top, g.bottom, cap) > 0]
         if not grown:
             break
-        box = (min(box[0], *(g.x0 for g in grown)), min(box[1], *(g.top for g in grown)),
-               max(box[2], *(g.x1 for g in grown)), max(box[3], *(g.bottom for g in grown)))
+        box = Box(min(box.x0, *(g.x0 for g in grown)), min(box.top, *(g.top for g in grown)),
+                  max(box.x1, *(g.x1 for g in grown)), max(box.bottom, *(g.bottom for g in grown)))
         taken = {id(g) for g in grown}
         rest = [g for g in rest if id(g) not in taken]
     return box
@@ -63,7 +63,7 @@ def captions_to_links(ordered: list[PBlock], graphics: list[Graphic], body: floa
     caption's figure box recorded (`figure_bbox` in its meta): relabelled copies of the captions
     linked, the other blocks as they are."""
     tables = [b for b in ordered if b.kind == "table"]
-    avoid = [(t.x0, t.top, t.x1, t.bottom) for t in tables]
+    avoid = [Box(t.x0, t.top, t.x1, t.bottom) for t in tables]
     out: list[PBlock] = []
     for cap in ordered:
         if cap.kind == "caption" and cap.drop_reason is None:

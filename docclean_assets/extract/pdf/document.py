@@ -26,7 +26,7 @@ from docclean_assets.extract.guard import ENCRYPTED_FLAG, check_pdf_pages, merge
 from docclean_assets.extract.model import BBox, Block, DocReport, Extraction, renumber
 from docclean_assets.extract.ocr.engine import OcrRun
 from docclean_assets.extract.pdf.blocks import lines_to_blocks
-from docclean_assets.extract.pdf.model import Line, PBlock, Word
+from docclean_assets.extract.pdf.model import Box, Line, PBlock, Word
 from docclean_assets.extract.pdf.captions import captions_to_links
 from docclean_assets.extract.pdf.chars import Char, PageContent, PageInfo, modal_size, pdf_to_pages
 from docclean_assets.extract.pdf.graphics import Graphic
@@ -96,7 +96,7 @@ def _panels(info: PageInfo, parts: CharSplit, graphics: list[Graphic], body: flo
             tables: list[TableBlock]) -> tuple[list[Char], list[Char], list[PBlock], int]:
     """The flow chars, the remaining light chars, the call-out blocks and the reversed-char count;
     boxes drawn within the ruled `tables` are no panels."""
-    avoid = [(t.x0, t.top, t.x1, t.bottom) for t in tables]
+    avoid = [Box(t.x0, t.top, t.x1, t.bottom) for t in tables]
     split = chars_to_panels(parts.normal, parts.light, graphics_to_panels(graphics, info, body, s, avoid), s)
     flow, callouts, reversed_chars = list(split.flow), [], 0
     for panel, chars, n_reversed in split.panels:

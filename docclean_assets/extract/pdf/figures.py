@@ -30,6 +30,11 @@ class Drawing(NamedTuple):
     bottom: float
     vector: bool
 
+    @property
+    def box(self) -> Box:
+        """The drawing's rectangle."""
+        return Box(self.x0, self.top, self.x1, self.bottom)
+
 
 def is_mark(g: Graphic, s: PdfSettings) -> bool:
     """A picture, or a stroked, unfilled path that runs in two directions (its short side at least
@@ -42,16 +47,16 @@ def is_mark(g: Graphic, s: PdfSettings) -> bool:
 
 
 def _near(a: Box, b: Box, gap: float) -> bool:
-    return a[0] <= b[2] + gap and a[2] >= b[0] - gap and a[1] <= b[3] + gap and a[3] >= b[1] - gap
+    return a.x0 <= b.x1 + gap and a.x1 >= b.x0 - gap and a.top <= b.bottom + gap and a.bottom >= b.top - gap
 
 
 def _union(a: Box, b: Box) -> Box:
-    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+    return Box(min(a.x0, b.x0), min(a.top, b.top), max(a.x1, b.x1), max(a.bottom, b.bottom))
 
 
 def graphics_to_drawings(graphics: list[Graphic], body: float, s: PdfSettings) -> list[Drawing]:
     """The page's drawings of figure size (module docstring), not yet checked for prose."""
-    clusters: list[tuple[Box, bool]] = [((g.x0, g.top, g.x1, g.bottom), g.kind != "image")
+    clusters: list[tuple[Box, bool]] = [(Box(g.x0, g.top, g.x1, g.bottom), g.kind != "image")
                                         for g in graphics if is_mark(g, s)]
     merged = True
     # Join clusters until none is near another: quadratic in the clusters left apart, which is few on
@@ -67,14 +72,14 @@ def graphics_to_drawings(graphics: list[Graphic], body: float, s: PdfSettings) -
             else:
                 out.append((box, vector))
         clusters = out
-    frames = [(g.x0, g.top, g.x1, g.bottom) for g in graphics if g.kind in ("rect", "line") and visible(g.stroke, s)]
+    frames = [Box(g.x0, g.top, g.x1, g.bottom) for g in graphics if g.kind in ("rect", "line") and visible(g.stroke, s)]
     side = s.figure_min_side_em * body
     drawings = []
     for box, vector in clusters:
         for f in frames:
             if _near(f, box, 0.0):
                 box = _union(box, f)
-        if box[2] - box[0] >= side and box[3] - box[1] >= side:
+        if box.x1 - box.x0 >= side and box.bottom - box.top >= side:
             drawings.append(Drawing(*box, vector))
     return drawings
 
@@ -85,8 +90,8 @@ def _words(b: PBlock) -> int:
 
 def _overlap_share(b: PBlock, box: Box) -> float:
     """The share of the block's area inside the box."""
-    w = min(b.x1, box[2]) - max(b.x0, box[0])
-    h = min(b.bottom, box[3]) - max(b.top, box[1])
+    w = min(b.x1, box.x1) - max(b.x0, box.x0)
+    h = min(b.bottom, box.bottom) - max(b.top, box.top)
     area = max((b.x1 - b.x0) * (b.bottom - b.top), 1.0)  # 1 square point: a guard for empty boxes
     return max(w, 0.0) * max(h, 0.0) / area
 
@@ -102,14 +107,14 @@ def _label(b: PBlock, body: float, s: PdfSettings) -> bool:
 def blocks_to_figure_text(blocks: list[PBlock], drawings: list[Drawing], body: float, s: PdfSettings) -> Asides:
     """The flow without the drawings' labels, and those labels as `image_text` asides."""
     figures = [d for d in drawings if not any(_words(b) >= s.figure_prose_min_words
-                                              and _overlap_share(b, d[:4]) > 0.5 for b in blocks)]
+                                              and _overlap_share(b, d.box) > 0.5 for b in blocks)]
     if not figures:
         return Asides(blocks, [])
     reach = s.figure_label_reach_em * body
     flow, labels = [], []
     for b in blocks:
-        box = (b.x0, b.top, b.x1, b.bottom)
-        if _label(b, body, s) and any(_near(box, d[:4], reach if d.vector else 0.0) for d in figures):
+        box = Box(b.x0, b.top, b.x1, b.bottom)
+        if _label(b, body, s) and any(_near(box, d.box, reach if d.vector else 0.0) for d in figures):
             labels.append(b.relabel(kind="image_text"))
         else:
             flow.append(b)

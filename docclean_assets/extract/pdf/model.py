@@ -14,7 +14,13 @@ from typing import NamedTuple
 from docclean_assets.extract.bidi import visual_to_logical
 from docclean_assets.extract.model import LINE_BREAK_HYPHEN
 
-Box = tuple[float, float, float, float]  # x0, top, x1, bottom in top-left points
+class Box(NamedTuple):
+    """A rectangle on the page in top-left points."""
+
+    x0: float
+    top: float
+    x1: float
+    bottom: float
 
 
 class Word(NamedTuple):

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from docclean_assets.extract.pdf.blocks import lines_to_blocks
-from docclean_assets.extract.pdf.model import PBlock
+from docclean_assets.extract.pdf.model import Box, PBlock
 from docclean_assets.extract.pdf.chars import Char, PageInfo
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.labels import follows, list_label
@@ -67,10 +67,9 @@ def visible(rgba: tuple[int, int, int, int] | None, s: PdfSettings) -> bool:
     return rgba is not None and rgba[3] > 0 and luminance(rgba) < s.invisible_min_luminance
 
 
-def _inside(g: Graphic, box: tuple[float, float, float, float]) -> bool:
-    x0, top, x1, bottom = box
+def _inside(g: Graphic, box: Box) -> bool:
     cx, cy = (g.x0 + g.x1) / 2, (g.top + g.bottom) / 2
-    return x0 <= cx <= x1 and top <= cy <= bottom
+    return box.x0 <= cx <= box.x1 and box.top <= cy <= box.bottom
 
 
 def graphics_to_panels(
@@ -78,7 +77,7 @@ def graphics_to_panels(
     info: PageInfo,
     body: float,
     settings: PdfSettings,
-    avoid: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
+    avoid: list[Box] = (),  # type: ignore[assignment]
 ) -> list[Panel]:
     """Boxes that may hold a call-out: visibly painted, room for two lines of body text, at least
     `panel_min_width_em` wide, not the page background, not a cell of a table in `avoid`."""

@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections import Counter
 from typing import NamedTuple
 
-from docclean_assets.extract.pdf.model import Line, Word, join_lines
+from docclean_assets.extract.pdf.model import Box, Line, Word, join_lines
 from docclean_assets.extract.pdf.columns import Gutter
 from docclean_assets.extract.pdf.graphics import Graphic
 from docclean_assets.extract.pdf.lines import make_line
@@ -295,8 +295,8 @@ def run_to_grid(run: list[Row], bounds: list[float], body: float, s: PdfSettings
             cells.append(Cell(r, c0, 1, c1 - c0 + 1, join_lines([ln.text for ln in lns])))
     x0 = min(c.x0 for r in run for c in r.cells)
     x1 = max(c.x1 for r in run for c in r.cells)
-    bbox = (x0, run[0].top, x1, max(r.bottom for r in run))
-    edges = (x0, *bounds, x1), (*(r.top for r in run), bbox[3])
+    bbox = Box(x0, run[0].top, x1, max(r.bottom for r in run))
+    edges = (x0, *bounds, x1), (*(r.top for r in run), bbox.bottom)
     return Grid(cells, len(run), len(bounds) + 1, bbox, "borderless", *edges), straddle
 
 

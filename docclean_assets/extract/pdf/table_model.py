@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from docclean_assets.extract.pdf.model import Line, PBlock
+from docclean_assets.extract.pdf.model import Box, Line, PBlock
 
 
 class Cell(NamedTuple):
@@ -32,7 +32,7 @@ class Grid(NamedTuple):
     cells: list[Cell]
     nrows: int
     ncols: int
-    bbox: tuple[float, float, float, float]
+    bbox: Box
     source: str
     cols: tuple[float, ...] = ()
     rows: tuple[float, ...] = ()
@@ -242,7 +242,7 @@ def _merge_columns(boxes: list[str], labels: list[str]) -> list[str]:
     return [p for b, lab in zip(boxes, labels) for p in _pieces([lab, b] if lab.strip() else [b])]
 
 
-def form_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], fields: list[str],
+def form_block(lines: list[Line], page: int, bbox: Box, fields: list[str],
                source: str) -> TableBlock:
     """A form's fields as one paragraph ("label: value; label: value"), `meta['form']` its detector."""
     return TableBlock(lines, page, kind="paragraph", extra=(("form", source),), box=bbox, rendered="; ".join(fields))
@@ -261,7 +261,7 @@ def grid_block(lines: list[Line], page: int, grid: Grid) -> TableBlock:
     return form or table_block(lines, page, grid.bbox, rows_to_markdown(rows), grid.source, grid=grid)
 
 
-def table_block(lines: list[Line], page: int, bbox: tuple[float, float, float, float], text: str,
+def table_block(lines: list[Line], page: int, bbox: Box, text: str,
                 source: str, fallback: bool = False, grid: Grid | None = None) -> TableBlock:
     """A `table` block over `lines` with the frame `bbox`, its rendered text and its grid."""
     return TableBlock(lines, page, kind="table", extra=(("table", "fallback" if fallback else source),), box=bbox,

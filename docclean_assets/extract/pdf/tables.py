@@ -66,7 +66,7 @@ def edges_to_cell_groups(edges: list[dict], s: PdfSettings) -> list[list[Box]]:
               >= s.table_edge_min_length_pt]
     tol = s.table_intersection_tolerance_pt
     cells = intersections_to_cells(edges_to_intersections(merged, tol, tol))
-    return [list(t) for t in cells_to_tables(cells)]
+    return [[Box(*cell) for cell in t] for t in cells_to_tables(cells)]
 
 
 def _coords(values: list[float], tol: float) -> list[float]:
@@ -107,12 +107,12 @@ def cells_to_grid(boxes: list[Box], chars: list[Char], s: PdfSettings) -> tuple[
     outside its cells, or a cell holds lines side by side (a partial grid of shaded cells, not the
     table's ruling: its text is left to the borderless stage)."""
     tol = s.table_snap_tolerance_pt
-    xs = _coords([v for b in boxes for v in (b[0], b[2])], tol)
-    ys = _coords([v for b in boxes for v in (b[1], b[3])], tol)
+    xs = _coords([v for b in boxes for v in (b.x0, b.x1)], tol)
+    ys = _coords([v for b in boxes for v in (b.top, b.bottom)], tol)
     nrows, ncols = len(ys) - 1, len(xs) - 1
     if nrows < s.table_min_rows or ncols < s.table_min_cols:
         return None
-    frame = (xs[0], ys[0], xs[-1], ys[-1])
+    frame = Box(xs[0], ys[0], xs[-1], ys[-1])
     slots: dict[tuple[int, int], int] = {}
     spans = []
     for k, (x0, top, x1, bottom) in enumerate(boxes):
@@ -126,7 +126,7 @@ def cells_to_grid(boxes: list[Box], chars: list[Char], s: PdfSettings) -> tuple[
     inside = outside = 0
     for ch in chars:
         cx, cy = (ch.x0 + ch.x1) / 2, (ch.top + ch.bottom) / 2
-        if not (frame[0] <= cx <= frame[2] and frame[1] <= cy <= frame[3]):
+        if not (frame.x0 <= cx <= frame.x1 and frame.top <= cy <= frame.bottom):
             continue
         k = slots.get((bisect_right(ys, cy) - 1, bisect_right(xs, cx) - 1))
         if k is None:

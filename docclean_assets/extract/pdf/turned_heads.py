@@ -86,7 +86,7 @@ def _with_head_row(grid: Grid, top: float) -> Grid:
     """The grid with an empty row added above its first, starting at `top`."""
     cells = [c._replace(row=c.row + 1) for c in grid.cells]
     return grid._replace(cells=cells, nrows=grid.nrows + 1, rows=(top, *grid.rows),
-                         bbox=(grid.bbox[0], min(top, grid.bbox[1]), *grid.bbox[2:]))
+                         bbox=grid.bbox._replace(top=min(top, grid.bbox.top)))
 
 
 def _headed(table: TableBlock, mine: list[RotatedLine], lines: list[Line], body: float,
