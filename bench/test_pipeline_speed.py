@@ -57,8 +57,8 @@ def test_web_speed_table_counts_inner_stages_once():
 
     result = {"pages": 4, "trafilatura_s": 1.0, "docclean_run_s": 2.0, "ratio": 2.0, "docclean_rerun_s": 0.5,
               "docclean_steps_s": {"parse": 1.5}, "profile": {"pages": 4, "seconds": 4.0, "stages": {
-                  "_extractor_segments": 2.0, "_trafilatura": 1.5, "segment": 1.0}}}
+                  "extractor_segments": 2.0, "_trafilatura": 1.5, "segment": 1.0}}}
     text = web_markdown(result)
     assert "| 4 | 1.0 | 2.0 | 2.00x | 0.5 |" in text and "| parse | 1.5 |" in text
-    assert "|   _trafilatura (in _extractor_segments) | 375.0 | 38% |" in text
+    assert "|   _trafilatura (in extractor_segments) | 375.0 | 38% |" in text
     assert "| the rest (block building, normalising text) | 250.0 | 25% |" in text

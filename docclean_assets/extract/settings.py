@@ -146,7 +146,7 @@ class LimitSettings:
     # 0.14 M); 50 M is a 15,000-page book.
     max_text_chars: int = 50_000_000
     workers: int = 0  # parallel parse processes; 0 = one per core
-    # Warm workers (isolate.py) take document after document; one is replaced after this many, a
+    # Warm workers (engine/isolate.py) take document after document; one is replaced after this many, a
     # bound on what a slow leak in a native library can pile up. A new worker starts in ~10 ms from
     # the fork server, plus ~0.5 s of tables a backend loads on first use: < 1 ms a document at 1000.
     worker_max_documents: int = 1000

@@ -14,6 +14,7 @@ from docclean_assets.ingest.sources import Source, SourceConfigError
 from docclean_assets.store.location import Location
 from docclean_assets.store.settings import StorageSettings
 
+
 class Walk(NamedTuple):
     """What discovery found below a source's root: files to read, and entries it had to refuse."""
 
@@ -91,6 +92,8 @@ def _refusal(full: Path, root: Path) -> str | None:
 def discover_files(root: Path) -> list[tuple[str, Path]]:
     """(relative '/'-path, absolute path) of every supported file below root, never leaving it."""
     return walk_source(root).files
+
+
 # File names are stored as text, losslessly: os.fsdecode turns each byte of a name that is not UTF-8
 # into a lone surrogate (U+DC80-U+DCFF), which no Parquet string can hold. Such a byte is stored as
 # the four characters '\xNN' and a literal backslash as '\\', so `text_to_name` gives the exact name back.

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from docclean_assets.extract.bidi import visual_to_logical
 from docclean_assets.extract.model import LINE_BREAK_HYPHEN
 
+
 class Box(NamedTuple):
     """A rectangle on the page in top-left points."""
 
