@@ -16,7 +16,6 @@ script. Skips (exit 0, one line) where the corpus is absent.
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import os
@@ -27,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-CORPUS = Path(os.environ.get("DOCCLEAN_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
+from bench.datasets import CORPUS, WCXB, WCXB_PAGES, load_wcxb
+
 FORMAT_DIRS = ("pdf", "docx", "pptx", "html", "retrieval")
 # Columns that differ between two runs of the same code: wall-clock time.
 VOLATILE = {"parse_seconds"}
@@ -35,27 +35,13 @@ TABLES = {"normalized_blocks": "seq", "quality_report": None, "chunks": "chunk_i
 
 
 def corpus_sources(corpus: Path) -> dict[str, Path]:
-    """One source per dataset folder of the corpus (pdf/docling, html/wcxb_dev_sample, ...)."""
+    """One source per dataset folder of the corpus (pdf/docling, html/wcxb_dev_sample, ...); WCXB's
+    gzipped pages as the bench unpacks them (docclean reads .html, not .gz)."""
     out = {}
     for fmt in FORMAT_DIRS:
         for d in sorted(p for p in (corpus / fmt).iterdir() if p.is_dir()):
-            out[re.sub(r"[^a-z0-9_-]", "_", f"{fmt}-{d.name}".lower())] = d
-    return out
-
-
-def gunzipped(sources: dict[str, Path], work: Path) -> dict[str, Path]:
-    """The sources, a folder of gzipped pages (WCXB's `html/*.html.gz`) replaced by its pages unpacked
-    under `work`: docclean reads .html, not .gz."""
-    out = {}
-    for name, d in sources.items():
-        packed = sorted(d.rglob("*.html.gz"))
-        if packed:
-            d = work / "gunzipped" / name
-            for gz in packed:
-                target = d / gz.relative_to(sources[name]).with_suffix("")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(gzip.decompress(gz.read_bytes()))
-        out[name] = d
+            name = re.sub(r"[^a-z0-9_-]", "_", f"{fmt}-{d.name}".lower())
+            out[name] = WCXB_PAGES if d == corpus / WCXB and load_wcxb(corpus) else d
     return out
 
 
@@ -131,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         work = Path(tmp)
         sources = {n: d for n, d in corpus_sources(CORPUS).items() if args.only is None or args.only in n}
-        write_sources(work / "sources.yaml", gunzipped(sources, work), args.ocr)
+        write_sources(work / "sources.yaml", sources, args.ocr)
         seconds = run_pipeline(args.root.resolve(), work / "sources.yaml", work)
         docs = table_digests(args.root.resolve(), work)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=args.root, capture_output=True,

@@ -309,7 +309,6 @@ def _inpage_furniture(units: list[Unit], hs: HtmlSettings) -> dict[int, DropReas
     return found
 
 
-# ---------------------------------------------------------------- reader comments
 def _without_soft_hyphens(b: Block) -> Block:
     """The block without the page's soft hyphens (&shy;): a browser shows one only where it breaks a
     line, so it is never part of a word. Left in, normalisation would take each for the mark of a
@@ -320,6 +319,7 @@ def _without_soft_hyphens(b: Block) -> Block:
     return replace(b, text=b.text.replace(SOFT_HYPHEN, ""))
 
 
+# ---------------------------------------------------------------- reader comments
 def _route_comments(tree: LexborHTMLParser, scripts: list, units: list[Unit], status: list,
                     hs: HtmlSettings, report: DocReport, types: frozenset[str]) -> tuple[list[Comment], Notes]:
     """The page's comments and answers, their units marked in the stage's `status` (COMMENT; on a
