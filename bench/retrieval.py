@@ -116,16 +116,17 @@ def docclean_rows(work: Path, budgets: list[int] = ()) -> dict[str, list[Passage
     `settings.chunk.max_tokens`, not the pipeline's output)."""
     from docclean_assets.extract.chunk import CHUNK_KINDS, blocks_to_chunks
     from docclean_assets.extract.settings import ChunkSettings
-    from docclean_assets.pipeline.search import read_chunks
+    from docclean_assets.pipeline.search import lexical_text, read_chunks
     from docclean_assets.store.tables import Store
     from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, table_to_blocks
 
     store = Store(str(work / "docclean"))
-    chunks = read_chunks("filings", store=store, columns=["path", "pages", "text", "embed_text"]).to_pylist()
+    chunks = read_chunks("filings", store=store, columns=["path", "pages", "heading_path", "text", "embed_text"]).to_pylist()
     rows: dict[str, list[Passage]] = {"docclean chunks": [], "docclean chunks, bare text": []}
     for c in chunks:
         doc, pages = Path(c["path"]).stem, tuple(c["pages"] or ())
-        rows["docclean chunks"].append(Passage(doc, pages, c["embed_text"]))
+        # as a user indexes them: embed_text embedded, heading path and text under BM25 (`docclean search`)
+        rows["docclean chunks"].append(Passage(doc, pages, c["embed_text"], lexical_text(c["heading_path"], c["text"])))
         rows["docclean chunks, bare text"].append(Passage(doc, pages, c["text"]))
     table = store.read("normalized_blocks", "filings", BLOCKS_SCHEMA)
     by_doc: dict[str, list] = defaultdict(list)  # filing -> its blocks in reading order
@@ -144,7 +145,7 @@ def docclean_rows(work: Path, budgets: list[int] = ()) -> dict[str, list[Passage
     for budget in budgets:
         settings = ChunkSettings(max_tokens=budget)
         rows[f"docclean chunks, {budget} words"] = [
-            Passage(doc, c.pages, c.embed_text) for doc, blocks in sorted(by_doc.items())
+            Passage(doc, c.pages, c.embed_text, lexical_text(c.heading_path, c.text)) for doc, blocks in sorted(by_doc.items())
             for c in blocks_to_chunks(blocks, settings)]
     return rows
 

@@ -20,11 +20,17 @@ _BLANK = re.compile(r"\n\s*\n")
 
 @dataclass(frozen=True)
 class Passage:
-    """One retrievable chunk: its document, its 1-based pages, the text indexed."""
+    """One retrievable chunk: its document, its 1-based pages, the text indexed (and the one BM25
+    indexes, when a system writes a text for each: docclean's heading path and Markdown tables)."""
 
     doc: str
     pages: tuple[int, ...]
     text: str
+    lexical: str = ""
+
+    @property
+    def bm25_text(self) -> str:
+        return self.lexical or self.text
 
 
 @dataclass(frozen=True)
@@ -85,24 +91,11 @@ def pages_to_chunks(doc: str, pages: Sequence[Sequence[str]], max_words: int = C
 
 # --- retrievers: each returns, per question, the indices of the passages ranked best first -----------
 def bm25_rank(passages: Sequence[Passage], queries: Sequence[str], k: int) -> list[list[int]]:
-    """bm25s (English stopwords, no stemming: the setup of `docclean search`), top k per query."""
-    import logging
+    """BM25 as `docclean search` runs it (bm25s, English stopwords, Snowball stemmer), top k per query."""
+    from docclean_assets.pipeline.search import Bm25
 
-    import bm25s
-
-    logging.getLogger("bm25s").setLevel(logging.WARNING)  # its index and retrieve log at DEBUG
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([p.text for p in passages], stopwords="en", show_progress=False),
-                    show_progress=False)
-    out = []
-    for query in queries:
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
-        if not tokens.vocab:
-            out.append([])
-            continue
-        docs, scores = retriever.retrieve(tokens, k=min(k, len(passages)), show_progress=False)
-        out.append([int(i) for i, s in zip(docs[0], scores[0]) if s > 0])
-    return out
+    index = Bm25([p.bm25_text for p in passages])
+    return [[i for i, _ in index.top(query, k)] for query in queries]
 
 
 class Embedder:

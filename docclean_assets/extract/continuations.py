@@ -24,6 +24,8 @@ from dataclasses import replace
 from docclean_assets.extract.model import LINE_BREAK_HYPHEN, BBox, Block, DropReason, Kind
 
 _SENTENCE_END = frozenset(".!?:;\"'\u201d\u2019)]")
+_FULL_STOPS = frozenset(".!?:;")
+_CLOSERS = "\"'\u201d\u2019)]"  # what may close a sentence after its full stop
 # Blocks the reader steps over between the two parts of a paragraph; floats (tables, captions)
 # too: they sit where the layout put them, not where the sentence is.
 ASIDES = frozenset({Kind.FOOTNOTE, Kind.CALLOUT, Kind.PULL_QUOTE, Kind.MARGIN_NOTE, Kind.IMAGE_TEXT, Kind.COMMENT,
@@ -70,6 +72,13 @@ def _left_open(text: str, after: str) -> bool:
         return True
     word = text.split()[-1]
     return (first.isupper() or first.isdigit()) and ((word.isalpha() and word.islower()) or last in _OPEN_BEFORE_CAPITAL)
+
+
+def _may_end_paragraph(b: Block, i: int, closes: set[int]) -> bool:
+    """Whether a flush block could be the rest of a paragraph broken after a full stop: it ends a
+    sentence, or its column's run ends with it (it may run on again). A statement's title set at the
+    top of the next page ("Consolidated Balance Sheets (In millions)") does neither."""
+    return b.text.rstrip().rstrip(_CLOSERS)[-1:] in _FULL_STOPS or i in closes
 
 
 def _indents_paragraphs(blocks: list[Block]) -> bool:
@@ -164,7 +173,8 @@ def blocks_to_joined_paragraphs(blocks: list[Block]) -> list[Block]:
         if b.kind != Kind.PARAGRAPH or i in off:
             root = prev = None
             continue
-        carried = root is not None and (_left_open(out[root].text, b.text) or (indented and _flush(b) and _prose(out[root])))
+        carried = root is not None and (_left_open(out[root].text, b.text) or (
+            indented and _flush(b) and _prose(out[root]) and _may_end_paragraph(b, i, closes)))
         if carried and _layout_break(out, prev, i, opens, closes):
             out[root] = _join(out[root], b)
             out[i] = replace(b.dropped(DropReason.CONTINUED), meta=(*b.meta, ("continues", str(out[root].seq))))

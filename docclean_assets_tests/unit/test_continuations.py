@@ -2,6 +2,8 @@
 on inline blocks: which breaks join, what the joined block records, and what never joins."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from docclean_assets.extract.continuations import blocks_to_joined_paragraphs, part_boxes
 from docclean_assets.extract.model import BBox, Block
 from docclean_assets.extract.normalize import normalize_blocks
@@ -61,6 +63,24 @@ def test_a_capital_or_a_digit_continues_only_a_sentence_left_open_on_a_lower_cas
     assert joined("The samples came from Oslo, Bergen,", "Trondheim and Tromsø.")
     assert not joined("Right1 alpha0 bravo1 charlie2 juliet59", "Left2 alpha0 bravo1 charlie2.")  # no sentence
     assert not joined("Samples and drift per site in Table", "The next section discusses them.")
+
+
+def test_in_an_indented_document_a_flush_part_after_a_full_stop_joins_only_if_it_can_end_the_paragraph():
+    def flush(text, seq, page, indent="0.0", top=100.0):
+        b = _p(text, seq, page, top=top)
+        return replace(b, meta=(*b.meta, ("first_indent_em", indent)))
+
+    body = [flush(f"Paragraph {n} opens indented and runs on for a while.", n, 1, "1.5", top=100.0 + 50 * n)
+            for n in range(3)]
+    last = flush("The audit was done in line with the standards.", 3, 1, "1.5", top=300)
+    rest = flush("It ended in March, as planned.", 4, 2, top=60)  # the paragraph runs on at the next page
+    title = flush("Acme Inc. and Subsidiaries Consolidated Balance Sheets (In millions, except share data)", 4, 2, top=60)
+    table = _p("| | 2023 |\n|---|---|\n| Cash | 5 |", 5, 2, kind="table", top=120)
+    after = flush("The accompanying notes are an integral part of these statements.", 6, 2, "1.5", top=300)
+    out = blocks_to_joined_paragraphs([*body, last, rest, table, after])
+    assert out[4].drop_reason == "continued" and out[3].text.endswith("standards. It ended in March, as planned.")
+    out = blocks_to_joined_paragraphs([*body, last, title, table, after])
+    assert out[4].drop_reason is None and out[3].text == last.text  # a title line ends no paragraph
 
 
 def test_what_never_joins():
