@@ -58,7 +58,8 @@ def write_chunks(table: pa.Table, out_dir: str | Path, name: str, jsonl: bool) -
 # BM25's analysis (`docclean search` and the retrieval bench): bm25s' English stopwords, then the
 # Snowball English stemmer, the analysis of Lucene's and Elasticsearch's English fields. Without it a
 # question's "cash flow statement" misses a filing's "Statements of Cash Flows"; on financebench_dev
-# (bench/README.md, "Retrieval") it raised BM25 recall@5 of every system's text, docclean's chunks most (0.17 -> 0.34).
+# (bench/README.md, "Retrieval") it raised BM25 recall@5 of every system's text, docclean's chunks
+# most (0.17 -> 0.34).
 BM25_STOPWORDS = "en"
 BM25_STEMMER = "english"
 
