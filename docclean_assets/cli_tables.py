@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -362,6 +363,28 @@ def cmd_search(args: argparse.Namespace) -> int:
     hits = search(table, args.question, args.k)
     if not hits:
         print("no chunk matches a word of the question")
+    roots = _local_roots(args)
     for rank, hit in enumerate(hits, start=1):
-        print(f"{rank}. score {hit.score:.2f}  " + describe(hit.row, args.width) + "\n")
+        hint = _inspect_hint(hit.row, roots, args)
+        print(f"{rank}. score {hit.score:.2f}  " + describe(hit.row, args.width) + (f"\n  {hint}" if hint else "") + "\n")
     return 0
+
+
+def _local_roots(args: argparse.Namespace) -> dict[str, Path]:
+    """Each configured source's local folder (sources on object storage or URLs have none)."""
+    if not Path(args.sources).is_file():
+        return {}
+    return {name: src.path for name, src in load_sources(args.sources).sources.items() if src.path is not None}
+
+
+def _inspect_hint(row: dict, roots: dict[str, Path], args: argparse.Namespace) -> str | None:
+    """The command that draws a PDF hit's first page with the blocks the last run stored for it."""
+    root = roots.get(row.get("source", ""))
+    if root is None or not row.get("pages") or not str(row["path"]).lower().endswith(".pdf"):
+        return None
+    file = root / row["path"]
+    if not file.is_file():  # moved or deleted since the run, or another file's source of that name
+        return None
+    cmd = ["docclean", "inspect", str(file), "--page", str(row["pages"][0]), "--stored",
+           "--data-dir", str(args.data_dir), "--sources", str(args.sources)]
+    return "inspect: " + shlex.join(cmd)

@@ -3,6 +3,7 @@ their headings, and exact index sync across reruns, edits, moves, deletions, a r
 its chunk commits and its change set, and a change set whose base version was vacuumed away."""
 import io
 import json
+import shlex
 from pathlib import Path
 
 import dagster as dg
@@ -172,3 +173,28 @@ def test_cli_chunks_and_search(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "\n2. score" in out and "\n3. score" not in out
     assert cli_main(["chunks", "--source", "nope", *args]) == 1
+
+
+def test_search_hit_on_a_pdf_names_the_inspect_command_that_draws_its_page(tmp_path, capsys):
+    from docclean_assets_tests.support.pdf import make_pdf, para, words
+
+    def draw(c):
+        para(c, words("Opening remarks", 40), 72, 72, 460)
+        c.showPage()  # page 2 opens a section, so its text is a chunk of its own
+        top = para(c, "Harbour Works", 72, 72, 460, size=20, font="Helvetica-Bold")
+        para(c, "The harbour dredging starts in June. " + words("Works", 40), 72, top + 12, 460)
+
+    cfg = write_source(tmp_path, {"works.pdf": make_pdf(draw)})
+    data = tmp_path / "out"
+    assert run_ingest(cfg, data, "web").success
+    args = ["--sources", str(cfg), "--data-dir", str(data)]
+    assert cli_main(["search", "when does the harbour dredging start", "-k", "1", *args]) == 0
+    [hint] = [ln.strip() for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("inspect: ")]
+    cmd = shlex.split(hint.removeprefix("inspect: "))
+    assert cmd[:2] == ["docclean", "inspect"] and cmd[2] == str(cfg.parent / "docs" / "works.pdf")
+    assert cmd[cmd.index("--page") + 1] == "2" and "--stored" in cmd
+    png = tmp_path / "hit.png"
+    assert cli_main([*cmd[1:], "--out", str(png)]) == 0 and png.stat().st_size > 0  # the hint runs as printed
+    (cfg.parent / "docs" / "works.pdf").unlink()  # a file gone since the run: no command that cannot run
+    assert cli_main(["search", "harbour dredging", "-k", "1", *args]) == 0
+    assert "inspect: " not in capsys.readouterr().out
