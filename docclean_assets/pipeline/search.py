@@ -76,10 +76,11 @@ class Bm25:
         logging.getLogger("bm25s").setLevel(logging.WARNING)  # its index and retrieve log at DEBUG
         self._bm25s = bm25s
         self._stemmer = Stemmer.Stemmer(BM25_STEMMER)
-        self.size = len(texts)
         self._retriever = bm25s.BM25()
-        if texts:
-            self._retriever.index(self._tokens(texts), show_progress=False)
+        corpus = self._tokens(texts)
+        self.size = len(texts) if corpus.vocab else 0  # texts of stopwords only: nothing to match
+        if self.size:
+            self._retriever.index(corpus, show_progress=False)
 
     def _tokens(self, texts: Sequence[str]):
         return self._bm25s.tokenize(list(texts), stopwords=BM25_STOPWORDS, stemmer=self._stemmer, show_progress=False)

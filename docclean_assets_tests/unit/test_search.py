@@ -14,6 +14,7 @@ def test_bm25_stems_so_a_question_finds_the_inflected_words_of_a_filing():
 def test_bm25_matches_nothing_on_stopwords_or_an_empty_index():
     assert Bm25(["the annual report"]).top("the of and", 5) == []
     assert Bm25([]).top("revenue", 5) == []
+    assert Bm25(["the of", "and"]).top("revenue", 5) == []  # a corpus of stopwords: no index, no error
     assert Bm25(["revenue rose"]).top("revenue", 0) == []
 
 
