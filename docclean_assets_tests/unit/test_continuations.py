@@ -81,6 +81,10 @@ def test_in_an_indented_document_a_flush_part_after_a_full_stop_joins_only_if_it
     assert out[4].drop_reason == "continued" and out[3].text.endswith("standards. It ended in March, as planned.")
     out = blocks_to_joined_paragraphs([*body, last, title, table, after])
     assert out[4].drop_reason is None and out[3].text == last.text  # a title line ends no paragraph
+    marked = flush("It ended in March, as planned.12", 4, 2, top=60)  # a note's marker after the full stop
+    assert blocks_to_joined_paragraphs([*body, last, marked, table, after])[4].drop_reason == "continued"
+    dated = flush("Consolidated Statements of Income 2023", 4, 2, top=60)
+    assert blocks_to_joined_paragraphs([*body, last, dated, table, after])[4].drop_reason is None
 
 
 def test_what_never_joins():
