@@ -23,10 +23,11 @@ from dataclasses import replace
 
 from docclean_assets.extract.model import LINE_BREAK_HYPHEN, BBox, Block, DropReason, Kind
 
-_SENTENCE_END = frozenset(".!?:;\"'\u201d\u2019)]")
 _FULL_STOPS = frozenset(".!?:;")
+_CLOSING = "\"'\u201d\u2019)]"  # closing quotes and brackets
+_SENTENCE_END = _FULL_STOPS | frozenset(_CLOSING)
 # What may follow a sentence's full stop: closing quotes and brackets, a note's marker ("stated.12").
-_CLOSERS = "\"'\u201d\u2019)]0123456789\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
+_CLOSERS = _CLOSING + "0123456789\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
 # Blocks the reader steps over between the two parts of a paragraph; floats (tables, captions)
 # too: they sit where the layout put them, not where the sentence is.
 ASIDES = frozenset({Kind.FOOTNOTE, Kind.CALLOUT, Kind.PULL_QUOTE, Kind.MARGIN_NOTE, Kind.IMAGE_TEXT, Kind.COMMENT,
