@@ -42,6 +42,7 @@ from bench.retrieval_eval import (
     pages_to_chunks,
     paired_difference,
     recall_table,
+    without_figures,
 )
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "retrieval" / "financebench_dev"
@@ -53,6 +54,8 @@ TOP_K = max(RECALL_KS)
 SCOPES = ("filing", "all")
 RETRIEVERS = ("bm25", "embeddings")
 DOCCLEAN_PREFIX = "docclean"  # rows named so are docclean's, never "the best other system"
+CONTROL_PREFIX = "control"  # nor are rows named so: another system's text with a transform of ours
+CONTROL_SYSTEM = "pypdfium2"  # the raw text layer, with its figures left out
 
 
 def log(msg: str) -> None:
@@ -121,12 +124,12 @@ def docclean_rows(work: Path, budgets: list[int] = ()) -> dict[str, list[Passage
     from docclean_assets.pipeline.schemas import BLOCKS_SCHEMA, table_to_blocks
 
     store = Store(str(work / "docclean"))
-    chunks = read_chunks("filings", store=store, columns=["path", "pages", "heading_path", "text", "embed_text"]).to_pylist()
+    chunks = read_chunks("filings", store=store, columns=["path", "pages", "role", "heading_path", "text", "embed_text"]).to_pylist()
     rows: dict[str, list[Passage]] = {"docclean chunks": [], "docclean chunks, bare text": []}
     for c in chunks:
         doc, pages = Path(c["path"]).stem, tuple(c["pages"] or ())
         # as a user indexes them: embed_text embedded, heading path and text under BM25 (`docclean search`)
-        rows["docclean chunks"].append(Passage(doc, pages, c["embed_text"], lexical_text(c["heading_path"], c["text"])))
+        rows["docclean chunks"].append(Passage(doc, pages, c["embed_text"], lexical_text(c["heading_path"], c["text"], c["role"])))
         rows["docclean chunks, bare text"].append(Passage(doc, pages, c["text"]))
     table = store.read("normalized_blocks", "filings", BLOCKS_SCHEMA)
     by_doc: dict[str, list] = defaultdict(list)  # filing -> its blocks in reading order
@@ -145,7 +148,7 @@ def docclean_rows(work: Path, budgets: list[int] = ()) -> dict[str, list[Passage
     for budget in budgets:
         settings = ChunkSettings(max_tokens=budget)
         rows[f"docclean chunks, {budget} words"] = [
-            Passage(doc, c.pages, c.embed_text, lexical_text(c.heading_path, c.text)) for doc, blocks in sorted(by_doc.items())
+            Passage(doc, c.pages, c.embed_text, lexical_text(c.heading_path, c.text, c.role)) for doc, blocks in sorted(by_doc.items())
             for c in blocks_to_chunks(blocks, settings)]
     return rows
 
@@ -273,16 +276,19 @@ def markdown(result: dict) -> str:
 
 
 def differences(rows: dict) -> dict:
-    """docclean's chunks minus the best other system at recall@5, per retriever, scope the filing (paired)."""
+    """docclean's chunks minus the best other system at recall@5, per retriever, scope the filing (paired);
+    and minus the control (the raw text layer with its figures left out)."""
     out = {}
-    others = [n for n in rows if not n.startswith(DOCCLEAN_PREFIX)]
+    others = [n for n in rows if not n.startswith((DOCCLEAN_PREFIX, CONTROL_PREFIX))]
+    controls = [n for n in rows if n.startswith(CONTROL_PREFIX)]
     for retriever in RETRIEVERS:
         key = f"{retriever}/filing"
         if not others or key not in rows["docclean chunks"]["eval"]:
             continue
         best = max(others, key=lambda n: rows[n]["eval"][key]["r@5"]["value"])
-        out[f"{retriever} r@5, docclean chunks - {best}"] = paired_difference(
-            rows["docclean chunks"]["eval"][key]["ranks"], rows[best]["eval"][key]["ranks"], 5)
+        for other in [best, *controls]:
+            out[f"{retriever} r@5, docclean chunks - {other}"] = paired_difference(
+                rows["docclean chunks"]["eval"][key]["ranks"], rows[other]["eval"][key]["ranks"], 5)
     return out
 
 
@@ -322,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         passages = [c for doc, pages in sorted(docs.items()) for c in pages_to_chunks(doc, [page_blocks(t) for t in pages])]
         rows[f"{system} {facts['version']}".strip()] = {"passages": passages, "facts": facts}
+        if system == CONTROL_SYSTEM:
+            rows[f"{CONTROL_PREFIX}: {system} {facts['version']}, figures left out"] = {
+                "passages": [without_figures(p) for p in passages], "facts": facts}
 
     # the raw text layer: the reference for the furniture left in chunks
     raw = texts["pypdfium2"] if "pypdfium2" in texts else peer_pages("pypdfium2", files, args.out)[0]

@@ -21,7 +21,7 @@ _BLANK = re.compile(r"\n\s*\n")
 @dataclass(frozen=True)
 class Passage:
     """One retrievable chunk: its document, its 1-based pages, the text indexed (and the one BM25
-    indexes, when a system writes a text for each: docclean's heading path and Markdown tables)."""
+    indexes, when a system writes a text for each: docclean's `lexical_text`)."""
 
     doc: str
     pages: tuple[int, ...]
@@ -87,6 +87,16 @@ def pages_to_chunks(doc: str, pages: Sequence[Sequence[str]], max_words: int = C
         pieces = [p for b in blocks for p in _pieces(b, max_words)]
         out.extend(Passage(doc, (number,), text) for text in pack(pieces, max_words, sep="\n\n"))
     return out
+
+
+def without_figures(passage: Passage) -> Passage:
+    """A control for a text without table structure: the passage with every whitespace token that is a
+    figure left out (chunk_tables.is_figure: amounts, percentages, lone symbols; years stay), which
+    docclean's index texts do for its tables' cells only."""
+    from docclean_assets.extract.chunk_tables import is_figure
+
+    text = "\n".join(" ".join(w for w in line.split() if not is_figure(w)) for line in passage.text.splitlines())
+    return Passage(passage.doc, passage.pages, text)
 
 
 # --- retrievers: each returns, per question, the indices of the passages ranked best first -----------

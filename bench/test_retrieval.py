@@ -14,6 +14,7 @@ from bench.retrieval_eval import (
     paired_difference,
     recall_at,
     recall_table,
+    without_figures,
 )
 from bench.retrieval_pages import markdown_to_pages
 
@@ -105,3 +106,24 @@ def test_furniture_is_what_opens_or_closes_enough_pages_and_its_share_is_counted
     passages = [Passage("d", (1,), "Table of Contents\nRevenue grew five percent")]
     assert furniture_share(passages, {"d": patterns}) == 3 / 7
     assert furniture_share(passages, {}) == 0.0
+
+
+def test_the_control_leaves_figures_out_of_a_raw_text_and_keeps_words_and_years():
+    raw = Passage("A", (4,), "Net sales $ 34,229 $ 35,355\nPurchases of PP&E (1,577) 2018 3.6 % -")
+    assert without_figures(raw) == Passage("A", (4,), "Net sales\nPurchases of PP&E 2018")
+
+
+def test_differences_set_docclean_against_the_best_system_and_apart_from_the_control():
+    from bench.retrieval import differences
+
+    def row(ranks):
+        return {"eval": {"bm25/filing": {"ranks": ranks, "r@5": {"value": recall_at(ranks, 5)}}}}
+
+    rows = {"docclean chunks": row([1, 2, None, None]), "docclean blocks, common chunker": row([1, 1, 1, 1]),
+            "pypdfium2 5": row([1, None, None, None]), "kreuzberg 4": row([None, None, None, None]),
+            "control: pypdfium2 5, figures left out": row([1, 1, 1, None])}
+    out = differences(rows)
+    assert set(out) == {"bm25 r@5, docclean chunks - pypdfium2 5",
+                        "bm25 r@5, docclean chunks - control: pypdfium2 5, figures left out"}
+    assert out["bm25 r@5, docclean chunks - pypdfium2 5"]["value"] == 0.25  # the best other system, not the control
+    assert out["bm25 r@5, docclean chunks - control: pypdfium2 5, figures left out"]["value"] == -0.25

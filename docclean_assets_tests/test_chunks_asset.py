@@ -76,7 +76,8 @@ def test_chunks_carry_heading_paths_pages_and_their_blocks(tmp_path):
     risk = next(r for r in rows if tuple(r[0]) == ("Annual Report", "Risk Factors"))
     assert risk[1].startswith("Risk Factors\n\nDemand") and risk[5].startswith("Annual Report\n\nRisk Factors")
     table = next(r for r in rows if r[2] == "table")
-    assert "Segment 1: 2023 101, 2022 91" in table[5] and "|" not in table[5]
+    assert "| Segment 1 | 101 | 91 |" in table[1]  # text keeps the table whole
+    assert "\nSegment 1\n" in table[5] and "101" not in table[5] and "|" not in table[5]  # embedded: its labels
     # every chunk's seqs are kept blocks of its document
     kept = {s for (s,) in sql_rows(data, "SELECT seq FROM normalized_blocks WHERE path = 'report.docx' AND drop_reason IS NULL")}
     assert {q for r in rows for q in r[3]} <= kept

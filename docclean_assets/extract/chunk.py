@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from docclean_assets.extract.chunk_tables import (
-    ParsedTable, linearize, linearize_rows, markdown, parse_markdown_table, table_part,
+    ParsedTable, labels_only, linearize, linearize_rows, markdown, parse_markdown_table, table_part,
 )
 from docclean_assets.extract.continuations import part_boxes
 from docclean_assets.extract.model import BODY_KINDS, BBox, Block, Kind
@@ -43,8 +43,8 @@ FOOTNOTES_APPENDED = "footnotes_appended"
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """One retrieval chunk of a document: its text, the text to embed (heading path first, tables as
-    labelled values), and where every block in it came from."""
+    """One retrieval chunk of a document: its text, the text to embed (heading path first, tables
+    without pipes, as their labels or labelled values), and where every block in it came from."""
 
     text: str
     embed_text: str
@@ -310,20 +310,22 @@ def _table_chunks(unit: Unit, s: ChunkSettings, count: Counter) -> list[Chunk]:
     if parsed is None:  # a fallback (description + text): split by lines, its captions kept with it
         text_unit = Unit("code", [table_block, *unit.captions], unit.path, unit.heads, unit.leads)
         return [replace(c, role="table") for c in unit_to_chunks(text_unit, s, count)]
-    whole = _make(unit, "table", frame + [table_block.text] + after, frame + [linearize(parsed)] + after,
+    embed = linearize if s.embed_table_figures else (lambda t: labels_only(markdown(t)))
+    whole = _make(unit, "table", frame + [table_block.text] + after, frame + [embed(parsed)] + after,
                   blocks, count, s)
     if whole.tokens <= s.max_tokens or len(parsed.rows) <= 1:
         return [whole]
     header = markdown(table_part(parsed, 0, 0))
     whole_labels, lines = linearize_rows(parsed)
     fixed = count(_join([h.text for h in unit.heads] + frame + [header, whole_labels] + after))
-    # a row costs what the longer of its two forms costs: its Markdown, or its labelled values
+    # a row costs what the longer of its two forms costs: its Markdown, or its labelled values (whichever
+    # form embed_text takes: the cut, and so the chunk ids, do not depend on embed_table_figures)
     sizes = [max(count(r), count(line)) for r, line in zip(parsed.rows, lines)]
     ranges = _balanced(sizes, max(s.max_tokens - fixed, 1))
     out = []
     for k, (a, z) in enumerate(ranges, start=1):
         part = table_part(parsed, a, z)
-        out.append(_make(unit, "table", frame + [markdown(part)] + after, frame + [linearize(part)] + after,
+        out.append(_make(unit, "table", frame + [markdown(part)] + after, frame + [embed(part)] + after,
                          blocks, count, s, k, len(ranges)))
     return out
 

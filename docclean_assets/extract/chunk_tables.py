@@ -1,6 +1,7 @@
 """Tables for retrieval chunks: a Markdown pipe table read back into header and rows, cut into parts
-that each repeat the header, and written for embedding with every value beside its row and column
-labels (pipes and dashes swamp averaged embeddings: issue 34 measured recall@5 0.37 -> 0.30)."""
+that each repeat the header, and written for an index without pipes (they swamp averaged embeddings:
+issue 34 measured recall@5 0.37 -> 0.30): as its labels alone (`labels_only`), or with every value
+beside its row and column labels (`linearize`)."""
 from __future__ import annotations
 
 import re
@@ -101,6 +102,26 @@ def column_labels(header: tuple[tuple[str, ...], ...], width: int) -> tuple[list
 def _is_value(cell: str) -> bool:
     """A cell that says something: letters or digits, or a dash (nil); not a lone "$" or "%"."""
     return bool(_ALNUM.search(cell)) or cell in _DASH_VALUES
+
+
+def is_figure(cell: str) -> bool:
+    """A cell that holds an amount rather than a label: a number that is no year ("$ 5,363", "(1,577)",
+    "3.6 %"), or no letter or digit at all (a dash for nil, "$", "%", empty)."""
+    return not _ALNUM.search(cell) or (bool(_NUMERIC.match(cell)) and not _YEAR.match(cell))
+
+
+def labels_only(text: str) -> str:
+    """A text with each pipe-table row written as its cells that are no figures, space-separated (the
+    separator rule and rows of figures alone left out); other lines as they are. What a question
+    names is a table's title, its row and column labels and its years, rarely an amount."""
+    out = []
+    for line in text.splitlines():
+        body = line.strip()
+        if not body.startswith("|"):
+            out.append(line)
+        elif not is_separator(body) and (kept := [c for c in cells(body) if not is_figure(c)]):
+            out.append(" ".join(kept))
+    return "\n".join(out)
 
 
 def linearize_rows(table: ParsedTable) -> tuple[str, list[str]]:

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from docclean_assets.extract.chunk import PATH_SEPARATOR
+from docclean_assets.extract.chunk_tables import labels_only
 from docclean_assets.ingest.sources import default_data_dir
 from docclean_assets.store.tables import Store
 from docclean_assets.pipeline.schemas import CHUNKS_SCHEMA
@@ -94,14 +95,15 @@ class Bm25:
         return [(int(i), float(s)) for i, s in zip(docs[0], scores[0]) if s > 0]
 
 
-def lexical_text(heading_path: Sequence[str] | None, text: str) -> str:
+def lexical_text(heading_path: Sequence[str] | None, text: str, role: str | None = None) -> str:
     """What BM25 indexes for a chunk: the levels of its heading path its text does not open with, then
-    its text (a table as its Markdown, its labels said once: the embed text's labelled values repeat
-    them beside every value, and BM25 would count each repeat)."""
+    its text; a table chunk's rows as their labels alone, each said once (`labels_only`: its amounts
+    would lengthen the chunk with words no question shares, and BM25 scores a longer text lower)."""
     path = list(heading_path or ())
     opening = {" ".join(p.split()) for p in text.split("\n\n")[:len(path)]}
     context = PATH_SEPARATOR.join(p for p in path if p not in opening)
-    return f"{context}\n\n{text}" if context else text
+    body = labels_only(text) if role == "table" else text
+    return f"{context}\n\n{body}" if context else body
 
 
 @dataclass(frozen=True)
@@ -113,10 +115,12 @@ class Hit:
 
 
 def search(table: pa.Table, question: str, k: int = 5) -> list[Hit]:
-    """The k chunks of `table` BM25 ranks highest for the question (over each chunk's heading path and text)."""
+    """The k chunks of `table` BM25 ranks highest for the question (over each chunk's `lexical_text`)."""
     if table.num_rows == 0 or k < 1:
         return []
-    texts = [lexical_text(p, t) for p, t in zip(table.column("heading_path").to_pylist(), table.column("text").to_pylist())]
+    roles = table.column("role").to_pylist() if "role" in table.column_names else [None] * table.num_rows
+    texts = [lexical_text(p, t, r) for p, t, r in zip(table.column("heading_path").to_pylist(),
+                                                      table.column("text").to_pylist(), roles)]
     rows = table.select([c for c in SHOWN if c in table.column_names])
     return [Hit(score, rows.slice(i, 1).to_pylist()[0]) for i, score in Bm25(texts).top(question, k)]
 

@@ -6,7 +6,7 @@ import pytest
 from docclean_assets.extract.chunk import (
     OVER_BUDGET, blocks_to_chunks, chunk_ids, linearized_table, token_counter,
 )
-from docclean_assets.extract.chunk_tables import parse_markdown_table
+from docclean_assets.extract.chunk_tables import is_figure, labels_only, parse_markdown_table
 from docclean_assets.extract.model import BBox, Block
 from docclean_assets.extract.settings import ChunkSettings, Settings
 
@@ -137,18 +137,34 @@ def test_a_statements_unit_and_year_rows_are_its_header_but_a_section_label_is_d
     parts = blocks_to_chunks([Block("table", statement, seq=0)], S)
     assert len(parts) > 1
     for c in parts:
-        assert "| For the years ended June 30, | 2023 | 2022 |" in c.text and ": 2023 " in c.embed_text
+        assert "| For the years ended June 30, | 2023 | 2022 |" in c.text
+        assert "For the years ended June 30, 2023 2022" in c.embed_text  # the header in every part
     sections = parse_markdown_table("| | 2023 |\n|---|---|\n| Current assets | |\n| Cash | 5 |", 4)
     assert [r[0] for r in sections.row_cells] == ["Current assets", "Cash"]
 
 
-def test_embed_text_puts_each_value_beside_its_row_and_column_labels_without_pipes():
+def test_embed_text_writes_a_table_as_its_labels_or_with_each_value_beside_its_labels():
     text = "| | Three months ended | |\n|---|---|---|\n| | 2023 | 2022 |\n| Net sales | $ 1,200 | 1,100 |"
     out = linearized_table(text)
     assert "|" not in out and "---" not in out
     assert "Net sales: 2023 $ 1,200, 2022 1,100" in out and out.startswith("Three months ended")
-    table = blocks_to_chunks([Block("table", text, seq=0)], S)[0]
-    assert table.text == text and "Net sales: 2023 $ 1,200" in table.embed_text
+    blocks = [Block("paragraph", "Consolidated Statements of Income", seq=0), Block("table", text, seq=1),
+              Block("caption", "Source: segment reports", seq=2)]
+    default = blocks_to_chunks(blocks, S)[0]  # figures left out: title, labels, years, caption
+    assert default.text.startswith("Consolidated Statements of Income\n\n" + text)
+    assert default.embed_text == ("Consolidated Statements of Income\n\nThree months ended\n2023 2022\nNet sales"
+                                  "\n\nSource: segment reports")
+    figures = blocks_to_chunks(blocks, ChunkSettings(max_tokens=60, embed_table_figures=True))[0]
+    assert figures.text == default.text and "Net sales: 2023 $ 1,200, 2022 1,100" in figures.embed_text
+    assert figures.boxes == default.boxes  # the setting changes the embedded form only
+
+
+def test_labels_only_keeps_labels_words_and_years_of_table_rows_and_every_other_line():
+    assert [is_figure(c) for c in ("$ 5,363", "(1,577)", "3.6 %", "-", "\u2014", "$", "", "2018", "Net sales",
+                                   "Note 16", "1,577 million")] == [True] * 7 + [False] * 4
+    text = ("Balance Sheet\n\n| (Millions) | 2018 | 2017 |\n|---|---|---|\n| Current assets | | |\n"
+            "| Cash | $ 2,853 | $ 3,053 |\n| | 12 | 14 |\n| Status | Active | Closed |")
+    assert labels_only(text) == "Balance Sheet\n\n(Millions) 2018 2017\nCurrent assets\nCash\nStatus Active Closed"
 
 
 def test_a_fallback_table_keeps_its_captions():

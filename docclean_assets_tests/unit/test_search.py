@@ -24,8 +24,9 @@ def test_lexical_text_puts_the_heading_path_the_text_does_not_open_with_first():
     opened = "Liquidity and Capital Resources\n\nCash rose."  # a chunk that opens its section
     assert lexical_text(path, opened) == "Annual Report\n\n" + opened
     assert lexical_text([], "Cash rose.") == lexical_text(None, "Cash rose.") == "Cash rose."
-    table = "| | 2023 |\n|---|---|\n| Revenue | 5 |"
-    assert lexical_text(["Results"], table).endswith(table)  # a table as its Markdown, labels once
+    table = "Segment results\n\n| | 2023 |\n|---|---|\n| Revenue | $ 5,120 |"
+    assert lexical_text(["Results"], table, "body") == "Results\n\n" + table  # text as it is, but for tables
+    assert lexical_text(["Results"], table, "table") == "Results\n\nSegment results\n\n2023\nRevenue"
 
 
 def test_search_finds_a_chunk_by_its_heading_path_and_returns_its_row():
@@ -34,3 +35,13 @@ def test_search_finds_a_chunk_by_its_heading_path_and_returns_its_row():
     hits = search(pa.table(rows), "liquidity", k=5)
     assert [h.row["chunk_index"] for h in hits] == [0]
     assert hits[0].row["pages"] == [3] and hits[0].score > 0
+
+
+def test_search_finds_a_table_by_its_labels_though_its_figures_are_long():
+    figures = " | ".join(f"{1000 + i:,}" for i in range(40))
+    table = f"| | 2023 | 2022 |\n|---|---|---|\n| Cost of sales | {figures} |"
+    rows = {"path": ["a.pdf"] * 2, "chunk_index": [0, 1], "heading_path": [["Report"]] * 2, "role": ["table", "body"],
+            "text": [table, "Cost of sales rose on freight; sales grew in every region this year."], "pages": [[5], [6]]}
+    hits = search(pa.table(rows), "cost of sales", k=2)
+    assert [h.row["chunk_index"] for h in hits][0] == 0  # its 40 amounts do not lengthen the table in BM25's eyes
+    assert [h.row["chunk_index"] for h in search(pa.table({**rows, "role": ["body"] * 2}), "cost of sales", k=2)][0] == 1
