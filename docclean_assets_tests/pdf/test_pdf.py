@@ -345,6 +345,38 @@ def test_an_overhanging_italic_f_does_not_glue_the_words_beside_it() -> None:
     assert [b.text for b in extract(_gapped(0.02))] == ["could affect our results ofoperations and cashflows in the year."]
 
 
+def test_an_overhanging_glyphs_pen_box_ends_at_its_advance_not_at_a_space_pdfium_put_past_it() -> None:
+    # A 10-K's TimesNewRomanPS-ItalicMT "of identity": PDFium stands in a generated space, with no
+    # text object, for the drawn one, 1.0 pt past the f's advance and inside its ink; ending the pen
+    # box there left 0.07 em to "identity", read as kerning ("ofidentity")
+    import pypdfium2 as pdfium
+
+    from docclean_assets.extract.pdf import chars
+    from docclean_assets.extract.pdf.charscan import GENERATED, scan_textpage
+
+    def draw(c: canvas.Canvas) -> None:
+        c.setFont("Times-Italic", 9)
+        c.drawString(72, 700, "of identity")
+
+    page = pdfium.PdfDocument(make_pdf(draw))[0]
+    textpage = page.get_textpage()
+    n = textpage.count_chars()
+    cols = scan_textpage(textpage.raw, n)
+    f = textpage.get_text_range(0, n).index("f")
+    ox, ink_right = cols.ox[f], cols.right[f]
+    advance = chars._glyph_advance(cols.obj[f], "f", 9.0)
+    assert cols.left[f] < ox and abs(advance - 0.278 * 9.0) < 0.05  # Times-Italic's f: 278/1000 em, inked past it
+    assert ox + advance < ink_right
+    placed = ox + advance + 0.8 * (ink_right - ox - advance)  # where PDFium put the space, inside the ink
+    flags = bytearray(cols.flags)
+    flags[f + 1] |= GENERATED
+    generated = cols._replace(obj=[0 if k == f + 1 else o for k, o in enumerate(cols.obj)],
+                              left=[placed if k == f + 1 else x for k, x in enumerate(cols.left)], flags=bytes(flags))
+    assert chars._pen_box(generated, f, n, ink_right, "f", 9.0) == (ox, ox + advance)
+    # the next glyph's origin in the same text object, where there is one, is the pen box's end
+    assert chars._pen_box(cols, f, n, ink_right, "f", 9.0) == (ox, cols.ox[f + 1])
+
+
 def test_no_text_layer_is_flagged_not_an_error() -> None:
     def draw(c: canvas.Canvas) -> None:
         c.rect(100, 100, 200, 200, fill=1)

@@ -205,7 +205,7 @@ def textpage_to_chars(textpage: pdfium.PdfTextPage, frame: PageFrame, s: PdfSett
             st, st_obj = styles[obj], obj
             size, fontname, angle, light, upright = st.size, st.fontname, st.angle, st.lightness, st.upright
         if upright and not generated and cols.flags[i] & ORIGIN_OK and left < cols.ox[i] - overhang_em * size:
-            left, right = _pen_box(cols, i, n, right)
+            left, right = _pen_box(cols, i, n, right, text, size)
         if rotation == 0:
             x0, x1, y0, y1 = left - fx0, right - fx0, fy1 - top, fy1 - bottom
         else:
@@ -246,17 +246,31 @@ def _inferred_gap(cols: CharScan, i: int, n: int, pen_right: float | None, pen_y
     return abs(cols.oy[j] - pen_y) < min_gap and cols.ox[j] - pen_right >= min_gap
 
 
-def _pen_box(cols: CharScan, i: int, n: int, right: float) -> tuple[float, float]:
-    """The x extent of an upright glyph drawn past its pen box: from its origin to where PDFium put
-    the space it inferred after it (at the glyph's advance), else to the next glyph's origin, never
-    past its ink."""
+def _pen_box(cols: CharScan, i: int, n: int, right: float, text: str, size: float) -> tuple[float, float]:
+    """The x extent of an upright glyph drawn past its pen box: from its origin to the next glyph's
+    origin in its text object, else to its advance in its font's metrics, else to where PDFium put
+    the space it inferred after it; never past its ink. (PDFium's space for one the file draws may
+    lie anywhere from the glyph's advance to its ink's end: "of identity" in TimesNewRoman-Italic.)"""
     ox = cols.ox[i]
     j = i + 1
-    if j < n and cols.flags[j] & GENERATED and ox < cols.left[j] <= right:  # the inferred space's box
-        return ox, cols.left[j]
     if j < n and cols.obj[j] == cols.obj[i] and cols.flags[j] & ORIGIN_OK and ox < cols.ox[j] < right:
         return ox, cols.ox[j]
+    ligature = j < n and cols.obj[j] == cols.obj[i] and cols.left[j] == cols.left[i] and cols.right[j] == right
+    if not ligature and 0.0 < (advance := _glyph_advance(cols.obj[i], text, size)) < right - ox:
+        return ox, ox + advance  # (a ligature's advance is not its first letter's: "fi" is one glyph)
+    if j < n and cols.flags[j] & GENERATED and ox < cols.left[j] <= right:  # the inferred space's box
+        return ox, cols.left[j]
     return ox, right
+
+
+def _glyph_advance(obj: int, text: str, size: float) -> float:
+    """A char's advance at `size` points from its text object's font (0.0 when PDFium cannot tell:
+    no font, several code points, a char the font does not map back)."""
+    width = ctypes.c_float()
+    font = pdfium_c.FPDFTextObj_GetFont(ctypes.cast(obj, pdfium_c.FPDF_PAGEOBJECT)) if obj else None
+    if not font or len(text) != 1 or not pdfium_c.FPDFFont_GetGlyphWidth(font, ord(text), size, ctypes.byref(width)):
+        return 0.0
+    return width.value
 
 
 def _advance(cols: CharScan, i: int, n: int, obj: int, ox: float, oy: float, st: _Style, box: tuple) -> float:

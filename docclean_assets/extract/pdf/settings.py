@@ -33,8 +33,8 @@ class PdfSettings:
     # An upright glyph whose loose box starts more than this many em left of its origin is drawn
     # past its pen box (an italic "f"): PDFium's loose box is then its ink, which reaches over the
     # space beside it ("cashflows", "ofoperations" in 10-K filings set in TimesNewRoman-Italic, whose
-    # "f" overhangs 0.15-0.2 em); its box is narrowed to the pen box. Other glyphs' loose boxes start
-    # at their origin exactly (0 em).
+    # "f" overhangs 0.15-0.2 em); its box is narrowed to the pen box (to the next glyph's origin, else
+    # its advance in the font). Other glyphs' loose boxes start at their origin exactly (0 em).
     glyph_overhang_min_em: float = 0.05
     # A space PDFium infers between two upright glyphs (from the fonts' advances, where the file
     # draws none) is kept as a word break when the pen gap it sits in is at least this many em:
