@@ -147,9 +147,36 @@ def split_glued_words(text: str, s: NormalizeSettings) -> str:
     return _GLUED.sub(split, text)
 
 
+# "Incom e", "OVERVI EW": a run of letters, one space, and the run after it (looked at, not taken, so
+# that each word is tried with the word before it and the word after it).
+_SPLIT = re.compile(r"(?<![^\W\d_])([^\W\d_]+) (?=([^\W\d_]+)(?![^\W\d_]))")
+
+
+def rejoin_split_words(text: str, s: NormalizeSettings) -> str:
+    """Make "Incom e", "Balance Shee t" whole again, where the file itself draws a gap inside a word: the
+    second part lower-case (or both capitals), the joined word known (`split_word_min_zipf`) and far
+    more frequent than the rarer part (`split_word_margin_zipf`), which "can not", "any one" or "is a"
+    never are."""
+    zipf = word_plausibility(s.languages)
+    floor, margin, rare = s.split_word_min_zipf, s.split_word_margin_zipf, s.split_word_part_max_zipf
+
+    def join(m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        if not (right.islower() or (left.isupper() and right.isupper())) or not (left + right).isalpha():
+            return m.group(0)
+        rarer = min(zipf(left.lower()), zipf(right.lower()))
+        if rarer > rare and min(len(left), len(right)) > 1:  # two common words: not looked up as one
+            return m.group(0)
+        joined = zipf((left + right).lower())
+        return left if joined >= floor and joined >= rarer + margin else m.group(0)
+
+    return _SPLIT.sub(join, text)
+
+
 def repair_text_layer(text: str, s: NormalizeSettings) -> str:
-    """A PDF text layer's words made whole: lost ligatures relinked, run-together words split."""
-    return split_glued_words(relink_ligatures(text, s), s)
+    """A PDF text layer's words made whole: lost ligatures relinked, words split by a drawn gap
+    rejoined, run-together words split."""
+    return split_glued_words(rejoin_split_words(relink_ligatures(text, s), s), s)
 
 
 def normalize_blocks(blocks: list[Block], s: NormalizeSettings | None = None, fmt: str | None = None) -> list[Block]:

@@ -75,6 +75,26 @@ def test_a_pdf_text_layers_lost_ligatures_and_run_together_words_are_repaired():
     assert split_glued_words("iPhone eBay macOS PepsiCo JPMorgan McDonald", s) == "iPhone eBay macOS PepsiCo JPMorgan McDonald"
 
 
+def test_a_word_the_pdf_draws_apart_is_rejoined_and_two_real_words_are_not():
+    from docclean_assets.extract.normalize import rejoin_split_words
+    from docclean_assets.extract.settings import NormalizeSettings
+
+    s = NormalizeSettings()
+    # a gap drawn inside a word: the joined word is known and far commoner than the rarer part
+    assert rejoin_split_words("Consolidated Statement of Incom e and Balance Shee t", s) == \
+        "Consolidated Statement of Income and Balance Sheet"
+    assert rejoin_split_words("Item 1. Busines s. OVERVI EW", s) == "Item 1. Business. OVERVIEW"
+    # each word is tried with the one before it and the one after it
+    assert rejoin_split_words("the Incom e", s) == "the Income"
+    # two real words stay two, a capitalised second part is a new word, a figure is no letter
+    kept = "this is a test, we can not say any one of them; Ann a; New York; Part A; \u00bd months"
+    assert rejoin_split_words(kept, s) == kept
+    # the part more frequent than the joined word: "liquidity" is rarer than "liquid"
+    assert rejoin_split_words("our liquid ity", s) == "our liquid ity"
+    tight = NormalizeSettings(split_word_margin_zipf=5.0)  # the margin decides
+    assert rejoin_split_words("Statement of Incom e", tight) == "Statement of Incom e"
+
+
 def test_text_layer_repairs_apply_to_pdf_blocks_only_and_never_to_code():
     blocks = [Block("paragraph", "refer toNote 3: it may af ect us", seq=0), Block("code", "x = toString(isValid)", seq=1)]
     pdf = normalize_blocks(blocks, fmt="pdf")
