@@ -128,7 +128,7 @@ def docclean_rows(work: Path, budgets: list[int] = ()) -> dict[str, list[Passage
     rows: dict[str, list[Passage]] = {"docclean chunks": [], "docclean chunks, bare text": []}
     for c in chunks:
         doc, pages = Path(c["path"]).stem, tuple(c["pages"] or ())
-        # as a user indexes them: embed_text embedded, heading path and text under BM25 (`docclean search`)
+        # as a user indexes them: embed_text embedded, lexical_text under BM25 (`docclean search`)
         rows["docclean chunks"].append(Passage(doc, pages, c["embed_text"], lexical_text(c["heading_path"], c["text"], c["role"])))
         rows["docclean chunks, bare text"].append(Passage(doc, pages, c["text"]))
     table = store.read("normalized_blocks", "filings", BLOCKS_SCHEMA)
