@@ -59,7 +59,7 @@ def _ids(data: Path) -> dict[str, set[str]]:
 
 def _changes(data: Path, run_id: str) -> dict[str, set[str]]:
     rows = sql_rows(data, f"SELECT change, chunk_id FROM chunk_changes WHERE run_id = '{run_id}'")
-    return {c: {i for k, i in rows if k == c} for c in ("added", "removed", "reset")}
+    return {c: {i for k, i in rows if k == c} for c in ("added", "removed", "updated", "reset")}
 
 
 def test_chunks_carry_heading_paths_pages_and_their_blocks(tmp_path):
@@ -99,7 +99,7 @@ def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
 
     (docs / "news" / "b.html").rename(docs / "moved.html")  # a move: same bytes, same ids
     moved = run_ingest(cfg, data, "web")
-    assert _changes(data, moved.run_id) == {"added": set(), "removed": set(), "reset": set()}
+    assert _changes(data, moved.run_id) == {"added": set(), "removed": set(), "updated": set(), "reset": set()}
     assert _ids(data)["moved.html"] == ids["news/b.html"]
 
     (docs / "report.docx").write_bytes(_report("Annual Report", {
@@ -114,6 +114,25 @@ def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
     assert changes["added"] == now["report.docx"] and changes["removed"] == ids["report.docx"] | ids["news/a.html"]
     before = set().union(*ids.values())
     assert (before - changes["removed"]) | changes["added"] == set().union(*now.values())
+
+
+def test_a_changed_embed_text_keeps_its_chunk_id_and_is_recorded_as_updated(tmp_path):
+    cfg = write_source(tmp_path, FILES)
+    data = tmp_path / "out"
+    assert run_ingest(cfg, data, "web").success
+    ids = _ids(data)
+    table_sql = "SELECT chunk_id, embed_text FROM chunks WHERE role = 'table'"
+    [(table_id, labels)] = sql_rows(data, table_sql)
+    # the same blocks, tables embedded with their figures: the text and so the ids stay, the embed text moves
+    cfg.write_text(cfg.read_text() + "settings:\n  chunk:\n    embed_table_figures: true\n")
+    figures = run_ingest(cfg, data, "web")
+    assert figures.success and _ids(data) == ids
+    [(same_id, labelled)] = sql_rows(data, table_sql)
+    assert same_id == table_id and "Segment 1: 2023 101" in labelled and "101" not in labels
+    assert _changes(data, figures.run_id) == {"added": set(), "removed": set(), "updated": {table_id}, "reset": set()}
+    assert _changed(figures)["updated"] == 1
+    again = run_ingest(cfg, data, "web")  # unchanged since: nothing recorded
+    assert sql_rows(data, f"SELECT count(*) FROM chunk_changes WHERE run_id = '{again.run_id}'") == [(0,)]
 
 
 def test_killed_between_chunks_and_change_set_caught_up_then_reset_once_vacuumed(tmp_path):
@@ -131,7 +150,8 @@ def test_killed_between_chunks_and_change_set_caught_up_then_reset_once_vacuumed
     assert now != synced
     caught = run_ingest(cfg, data, "web")  # nothing left to chunk: the change set catches up
     assert asset_meta(caught, "chunks")["chunked"] == 0
-    assert _changes(data, caught.run_id) == {"added": now - synced, "removed": synced - now, "reset": set()}
+    assert _changes(data, caught.run_id) == {"added": now - synced, "removed": synced - now, "updated": set(),
+                                             "reset": set()}
 
     # once the version the last change set reached is vacuumed away, the next change set is a reset
     (docs / "news" / "a.html").write_text(template_page("Bridge works", "The bridge closed again for repairs."))

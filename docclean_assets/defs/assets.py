@@ -169,7 +169,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
         count, mean, most, over = figures[0]
         context.log.info(f"{src.name}: chunked {stats.chunked} documents ({stats.chunks} chunks, {stats.failed} failed) "
                          f"in {stats.batches} commits, {stats.unchanged} unchanged, {stats.removed} removed; "
-                         f"chunk ids {changes.added} added, {changes.removed} removed" + (" (reset)" if changes.reset else ""))
+                         f"chunk ids {changes.added} added, {changes.removed} removed, {changes.updated} updated"
+                         + (" (reset)" if changes.reset else ""))
         table = store.read("chunks", src.name, columns=["path", "chunk_index", "role", "tokens", "text"])
         preview = (_preview(table.sort_by([("path", "ascending"), ("chunk_index", "ascending")]),
                             ["path", "chunk_index", "role", "tokens", "text"])
@@ -180,7 +181,7 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                       tokenizer=settings.chunk.tokenizer, preview=preview)
         yield _result(context, "chunk_changes", store.uri("chunk_changes", src.name), logged[0][0] if logged else 0,
                       CHUNK_CHANGES_SCHEMA, versions["chunk_changes"], added=changes.added, removed=changes.removed,
-                      reset=changes.reset, to_version=-1 if changes.to_version is None else changes.to_version)
+                      updated=changes.updated, reset=changes.reset, to_version=-1 if changes.to_version is None else changes.to_version)
 
     @dg.asset(partitions_def=partitions, **common("report"), deps=[raw_files, "parsed_documents", normalized_blocks],
               description="One row per document: status, error, retention ratio and the counts of "

@@ -53,6 +53,7 @@ class Changes:
     removed: int
     reset: bool
     to_version: int | None
+    updated: int = 0  # ids kept whose embed_text changed (the chunker's or its settings' doing)
 
 
 def chunk_version(s: ChunkSettings) -> str:
@@ -137,8 +138,9 @@ def _commit(store: Store, source: str, rows: list[dict], index: list[dict], repl
 
 def record_changes(store: Store, source: str, run_id: str) -> Changes:
     """Append to chunk_changes the chunk ids added and removed since the version the last change set
-    reached; nothing when the chunks table has not moved. When that version can no longer be read
-    (vacuumed, its log cleaned up), every chunk now is recorded as `reset`: the loader rebuilds."""
+    reached, and those kept whose `embed_text` changed (`updated`: to embed again); nothing when the
+    chunks table has not moved. When that version can no longer be read (vacuumed, its log cleaned
+    up), every chunk now is recorded as `reset`: the loader rebuilds."""
     now = store.pinned_version("chunks", source)
     synced = store.inputs("chunk_changes", source)
     if now is None or now == synced:
@@ -158,7 +160,9 @@ def record_changes(store: Store, source: str, run_id: str) -> Changes:
             sql = f"SELECT 'reset' AS change, * FROM ({ids.format('new')})"
         else:
             sql = (f"SELECT 'added' AS change, * FROM ({ids.format('new')}) WHERE chunk_id NOT IN (SELECT chunk_id FROM old) "
-                   f"UNION ALL SELECT 'removed', * FROM ({ids.format('old')}) WHERE chunk_id NOT IN (SELECT chunk_id FROM new)")
+                   f"UNION ALL SELECT 'removed', * FROM ({ids.format('old')}) WHERE chunk_id NOT IN (SELECT chunk_id FROM new) "
+                   f"UNION ALL SELECT 'updated', * FROM ({ids.format('new')}) WHERE chunk_id IN (SELECT n.chunk_id FROM new n "
+                   "JOIN old o ON n.chunk_id = o.chunk_id AND n.embed_text IS DISTINCT FROM o.embed_text)")
         found = con.sql(sql + " ORDER BY 1, 2").to_arrow_table()
     finally:
         con.close()
@@ -170,4 +174,5 @@ def record_changes(store: Store, source: str, run_id: str) -> Changes:
                       "doc_id": found.column("doc_id")}, schema=CHUNK_CHANGES_SCHEMA)
     store.append("chunk_changes", source, table, inputs=now)  # even with no rows: the version reached is recorded
     changes = found.column("change").to_pylist()
-    return Changes(changes.count("added") + changes.count("reset"), changes.count("removed"), reset, now)
+    return Changes(changes.count("added") + changes.count("reset"), changes.count("removed"), reset, now,
+                   changes.count("updated"))

@@ -132,7 +132,7 @@ CHUNK_CHANGES_SCHEMA = pa.schema(
         pa.field("recorded_at", pa.timestamp("us", tz="UTC"), nullable=False),
         pa.field("from_version", pa.int64()),
         pa.field("to_version", pa.int64(), nullable=False),
-        pa.field("change", pa.string(), nullable=False),  # added | removed | reset
+        pa.field("change", pa.string(), nullable=False),  # added | removed | updated | reset
         pa.field("chunk_id", pa.string(), nullable=False),
         pa.field("path", pa.string()),
         pa.field("doc_id", pa.string()),
@@ -188,7 +188,8 @@ _TABLE_DOCS = {
     "recorded_at": "When the change was recorded (UTC).",
     "from_version": "The chunks table version the last recorded change set reached (NULL: none before).",
     "to_version": "The chunks table version this change set brings an index to.",
-    "change": "added or removed; reset: the table an index had was not readable, these are all the chunks now.",
+    "change": "added or removed; updated: kept, its embed_text changed (embed it again); reset: the table an index had "
+              "was not readable, these are all the chunks now.",
     "chunks": "Chunks the document was cut into.",
     "inputs_digest": "Digest of what the row was made from; unchanged, nothing is redone.",
 }
