@@ -48,7 +48,7 @@ class FaultProxy:
         self.proc.terminate()
         try:
             self.proc.wait(10)
-        except subprocess.TimeoutExpired:  # seen once on a loaded machine: still not gone 10 s after SIGTERM
+        except subprocess.TimeoutExpired:  # seen once: a proxy alive 10 s after SIGTERM was still alive an hour later
             self.proc.kill()
             self.proc.wait(10)
 
