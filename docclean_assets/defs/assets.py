@@ -152,8 +152,8 @@ def build_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinitio
                      description="Retrieval chunks of each document's kept blocks: heading path, pages and boxes, "
                                  "the blocks they came from, text and embed_text (settings: chunk:)."),
         dg.AssetSpec("chunk_changes", deps=["chunks"], **common("chunk"),
-                     description="The chunk ids each run added and removed, per source: what an index loader "
-                                 "embeds and deletes (nothing on an unchanged rerun)."),
+                     description="The chunk ids each run added, removed and updated (embed_text changed), per "
+                                 "source: what an index loader embeds and deletes (nothing on an unchanged rerun)."),
     ])
     def chunks(context: dg.AssetExecutionContext, docclean: Docclean):  # noqa: ANN201 - two MaterializeResults
         src, store, settings = docclean.source(context.partition_key), docclean.store, docclean.config.settings

@@ -1,5 +1,5 @@
 """chunks and chunk_changes (issue 34): retrieval chunks of every document's kept blocks, streamed over
-normalized_blocks' committed parts, and what each run added and removed, for an index loader.
+normalized_blocks' committed parts, and what each run added, removed and updated, for an index loader.
 
 Chunking is incremental like normalisation: a document is chunked again only when its normalised
 inputs or the chunk settings changed, and committed in batches to the `chunks` pair (its index
