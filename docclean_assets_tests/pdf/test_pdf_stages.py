@@ -80,6 +80,16 @@ def test_kinds_returns_relabelled_copies_and_leaves_its_input():
     assert out[-1] is body and all(o is not b for o, b in zip(out[:-1], page[:-1]))
 
 
+def test_a_three_line_bold_title_is_a_heading_a_four_line_bold_block_is_not():
+    # a financial statement's centred title: company, statement, period, each on its own line
+    statement = _block(["Acme Corporation and Subsidiaries", "Consolidated Balance Sheet", "At December 31"],
+                       200, 100, bold=True)
+    labels = _block(["Participant:", "Grant Date:", "Number of Shares:", "Fee Type:"], 72, 300, bold=True)
+    body = _block([PROSE, PROSE], 72, 400)
+    [out] = blocks_to_kinds([(INFO, [statement, labels, body])], BODY, S)
+    assert [b.kind for b in out] == ["heading", "paragraph", "paragraph"]
+
+
 def test_footnotes_returns_relabelled_copies_and_leaves_its_input():
     body = _block([PROSE, PROSE, PROSE], 72, 500)
     note = _block(["1 A note on the samples of the committee"], 72, 545, size=8)
