@@ -1,6 +1,7 @@
 """The chunks and chunk_changes assets (issue 34, points 1, 2 and 5): chunks of every document under
-their headings, and exact index sync across reruns, edits, moves, deletions, a run killed between
-its chunk commits and its change set, and a change set whose base version was vacuumed away."""
+their headings, and exact index sync across reruns, edits, re-fetches, moves, copies, deletions, a run
+killed between its chunk commits and its change set, and a change set whose base version was vacuumed
+away."""
 import io
 import json
 import shlex
@@ -102,6 +103,14 @@ def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
     assert _changes(data, moved.run_id) == {"added": set(), "removed": set(), "updated": set(), "reset": set()}
     assert _ids(data)["moved.html"] == ids["news/b.html"]
 
+    # a page fetched again whose markup changed and its text did not: new bytes, the same ids, nothing recorded
+    page = (docs / "moved.html").read_text()
+    (docs / "moved.html").write_text(page.replace("<body", "<!-- fetched again --><body", 1))
+    refetched = run_ingest(cfg, data, "web")
+    assert sql_rows(data, "SELECT count(DISTINCT doc_id) FROM chunks WHERE path = 'moved.html'")[0][0] == 1
+    assert _changes(data, refetched.run_id) == {"added": set(), "removed": set(), "updated": set(), "reset": set()}
+    assert _ids(data)["moved.html"] == ids["news/b.html"] and asset_meta(refetched, "chunks")["chunked"] == 1
+
     (docs / "report.docx").write_bytes(_report("Annual Report", {
         "Liquidity and Capital Resources": "Cash rose to 4.2 billion on operating inflows.",
         "Risk Factors": "Demand may fall in a mild winter."}))
@@ -110,10 +119,47 @@ def test_index_sync_across_reruns_edits_moves_and_deletions(tmp_path):
     changes = _changes(data, edited.run_id)
     now = _ids(data)
     assert changes["removed"] >= ids["news/a.html"] and not (changes["added"] & ids["news/a.html"])
-    # an edited file is another document (its doc_id is its bytes'): its chunks are new ids, its old ones go
-    assert changes["added"] == now["report.docx"] and changes["removed"] == ids["report.docx"] | ids["news/a.html"]
+    # an edited file keeps the ids of the chunks it did not change: only the edited section's is new
+    kept = ids["report.docx"] & now["report.docx"]
+    assert len(kept) == len(ids["report.docx"]) - 1 == len(now["report.docx"]) - 1
+    assert changes["added"] == now["report.docx"] - kept and len(changes["added"]) == 1
+    assert changes["removed"] == (ids["report.docx"] - kept) | ids["news/a.html"] and not changes["updated"]
     before = set().union(*ids.values())
     assert (before - changes["removed"]) | changes["added"] == set().union(*now.values())
+
+    # a copy (the same bytes at a second path while the first stays) is a document of its own: ids of its
+    # own, added; deleting it removes them and nothing of the original
+    (docs / "copy.html").write_bytes((docs / "moved.html").read_bytes())
+    copied = run_ingest(cfg, data, "web")
+    copy_ids = _ids(data)["copy.html"]
+    assert len(copy_ids) == len(now["moved.html"]) and not copy_ids & set().union(*now.values())
+    assert _changes(data, copied.run_id)["added"] == copy_ids and not _changes(data, copied.run_id)["removed"]
+    (docs / "copy.html").unlink()
+    uncopied = run_ingest(cfg, data, "web")
+    assert _changes(data, uncopied.run_id)["removed"] == copy_ids and _ids(data) == now
+
+
+def test_a_store_chunked_before_doc_keys_keeps_its_ids_through_an_edit(tmp_path, monkeypatch):
+    cfg = write_source(tmp_path, FILES)
+    data, docs = tmp_path / "out", tmp_path / "docs"
+    commit_pair = Store.commit_pair
+
+    def without_doc_key(self, table, source, replaced, data, index, *args, **kwargs):  # noqa: ANN001
+        """The chunks index as docclean committed it before it had a doc_key column."""
+        if "doc_key" in index.column_names:
+            index = index.drop_columns(["doc_key"])
+        return commit_pair(self, table, source, replaced, data, index, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "commit_pair", without_doc_key)
+    assert run_ingest(cfg, data, "web").success
+    monkeypatch.undo()
+    ids = _ids(data)
+    (docs / "report.docx").write_bytes(_report("Annual Report", {
+        "Liquidity and Capital Resources": "Cash rose to 4.2 billion on operating inflows.",
+        "Risk Factors": "Demand may fall in a mild winter."}))
+    edited = run_ingest(cfg, data, "web")
+    assert edited.success and len(ids["report.docx"] & _ids(data)["report.docx"]) == len(ids["report.docx"]) - 1
+    assert len(_changes(data, edited.run_id)["added"]) == 1
 
 
 def test_a_changed_embed_text_keeps_its_chunk_id_and_is_recorded_as_updated(tmp_path):

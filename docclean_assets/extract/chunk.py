@@ -416,16 +416,16 @@ def blocks_to_chunks(blocks: Sequence[Block], s: ChunkSettings | None = None) ->
             for c in link_side_chunks(chunks, anchors, s, count)]
 
 
-def chunk_ids(doc_id: str, chunks: Sequence[Chunk]) -> list[str]:
-    """Each chunk's id: a digest of its document, heading path and text (and which occurrence of that
-    pair it is), so an unchanged document keeps its ids across runs, parser versions and moves."""
+def chunk_ids(doc_key: str, chunks: Sequence[Chunk]) -> list[str]:
+    """Each chunk's id: a digest of its document's key, heading path and text (and which occurrence of
+    that pair it is), so a chunk keeps its id while its document keeps its key and the chunk its text."""
     seen: dict[tuple, int] = {}
     out = []
     for c in chunks:
         key = (c.heading_path, c.text)
         n = seen.get(key, 0)
         seen[key] = n + 1
-        payload = "\x1f".join([doc_id, "\x1e".join(c.heading_path), c.text, str(n)])
+        payload = "\x1f".join([doc_key, "\x1e".join(c.heading_path), c.text, str(n)])
         out.append(hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:32])
     return out
 

@@ -65,8 +65,9 @@ def chunk_version(s: ChunkSettings) -> str:
 
 
 def chunk_rows(doc: dict, chunks: Sequence[Chunk]) -> list[dict]:
-    """The chunks table rows of one document's chunks."""
-    ids = chunk_ids(doc["doc_id"], chunks)
+    """The chunks table rows of one document's chunks, their ids made with its `doc_key` (its doc_id
+    where it has none)."""
+    ids = chunk_ids(doc.get("doc_key") or doc["doc_id"], chunks)
     return [{"source": doc["source"], "doc_id": doc["doc_id"], "path": doc["path"], "format": doc["format"],
              "chunk_id": ids[i], "chunk_index": i, "role": c.role, "heading_path": list(c.heading_path),
              "text": c.text, "embed_text": c.embed_text, "tokens": c.tokens, "kinds": list(c.kinds),
@@ -83,15 +84,38 @@ def _connect(store: Store, source: str) -> duckdb.DuckDBPyConnection:
                                       "chunked_documents": ("_chunked_documents", CHUNK_DOCS_SCHEMA)})
 
 
+# The documents to chunk, with the key their chunk ids are made with (`doc_key`): the key of the file at
+# their path before (an edit, or a page fetched again with other markup: its unchanged chunks keep their
+# ids), else that of the same bytes at a path now gone (a move), else their doc_id, unless another
+# document holds that key (a copy): then a digest of doc_id and path, so no two documents share ids.
+_TODO = """
+WITH here AS (SELECT path FROM normalized_documents),
+held AS (SELECT coalesce(doc_key, doc_id) AS k FROM chunked_documents WHERE path IN (SELECT path FROM here)),
+gone AS (SELECT doc_id, min(coalesce(doc_key, doc_id)) AS k FROM chunked_documents
+         WHERE path NOT IN (SELECT path FROM here) GROUP BY doc_id),
+base AS (SELECT n.source, n.doc_id, n.path, n.format,
+                sha256(concat($v, '/', coalesce(n.inputs_digest, ''))) AS digest,
+                c.path IS NOT NULL AS committed, c.inputs_digest AS old_digest,
+                coalesce(c.doc_key, c.doc_id) AS own_key, g.k AS moved_key
+         FROM normalized_documents n LEFT JOIN chunked_documents c ON c.path = n.path
+         LEFT JOIN gone g ON g.doc_id = n.doc_id AND c.path IS NULL),
+ranked AS (SELECT *, row_number() OVER (PARTITION BY doc_id, own_key IS NULL ORDER BY path) AS nth FROM base),
+keyed AS (SELECT *, CASE WHEN own_key IS NOT NULL THEN own_key
+                          WHEN nth = 1 AND moved_key NOT IN (SELECT k FROM held) THEN moved_key END AS kept_key
+          FROM ranked)
+SELECT source, doc_id, path, format, digest, committed, old_digest,
+       coalesce(kept_key, CASE WHEN nth = 1 AND doc_id NOT IN (SELECT k FROM held)
+                                    AND doc_id NOT IN (SELECT kept_key FROM keyed WHERE kept_key IS NOT NULL)
+                               THEN doc_id ELSE sha256(concat(doc_id, '/', path)) END) AS doc_key
+FROM keyed"""
+
+
 def chunk_source(store: Store, source: str, s: ChunkSettings) -> ChunkStats:
     """Chunk every document whose inputs changed since its last commit, in batches; drop the chunks
     of documents that are gone. The caller holds the source's lock."""
     con = _connect(store, source)
     version = chunk_version(s)
-    con.execute("""CREATE TABLE todo AS
-        SELECT n.source, n.doc_id, n.path, n.format, sha256(concat($v, '/', coalesce(n.inputs_digest, ''))) AS digest,
-               c.path IS NOT NULL AS committed, c.inputs_digest AS old_digest
-        FROM normalized_documents n LEFT JOIN chunked_documents c ON c.path = n.path""", {"v": version})
+    con.execute(f"CREATE TABLE todo AS {_TODO}", {"v": version})
     stats = ChunkStats(unchanged=con.execute("SELECT count(*) FROM todo WHERE digest = old_digest").fetchall()[0][0])
     con.execute("DELETE FROM todo WHERE digest = old_digest")
     rows: list[dict] = []
@@ -106,7 +130,7 @@ def chunk_source(store: Store, source: str, s: ChunkSettings) -> ChunkStats:
             made, error = [], f"chunking: {type(exc).__name__}: {exc}"
             stats.failed += 1
         rows += made
-        index.append({k: doc[k] for k in ("source", "doc_id", "path", "format")} |
+        index.append({k: doc[k] for k in ("source", "doc_id", "path", "format", "doc_key")} |
                      {"chunks": len(made), "error": error, "inputs_digest": doc["digest"]})
         if doc["committed"]:
             replaced.append(doc["path"])

@@ -122,7 +122,10 @@ CHUNKS_SCHEMA = pa.schema(
 
 # Internal index of chunks: one row per document chunked, with the digest of its inputs.
 CHUNK_DOCS_SCHEMA = pa.schema(DOC_FIELDS + [pa.field("chunks", pa.int32()), pa.field("error", pa.string()),
-                                            pa.field("inputs_digest", pa.string())])
+                                            pa.field("inputs_digest", pa.string()),
+                                            # what its chunk ids are made with: the doc_id of the first
+                                            # bytes seen at its path, kept through edits and moves
+                                            pa.field("doc_key", pa.string())])
 
 # What each run changed in a source's chunks, for an index loader (issue 34, point 2).
 CHUNK_CHANGES_SCHEMA = pa.schema(

@@ -69,11 +69,14 @@ def connect_all(store, con: duckdb.DuckDBPyConnection, sources: Sequence[str] | 
 
 
 def create_view(con: duckdb.DuckDBPyConnection, name: str, files: Sequence[str], schema: pa.Schema | None = None) -> bool:
-    """A view `name` over Parquet files (or over an empty table of `schema` when there are none)."""
+    """A view `name` over Parquet files (or over an empty table of `schema` when there are none). A
+    column of `schema` that none of the files holds (written before the column existed) reads as NULL."""
     if files:
         listed = ", ".join(sql_string(glob_escape(f)) for f in files)
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet([{listed}], "
-                    "union_by_name = true, hive_partitioning = false)")
+        read = f"SELECT * FROM read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {read}")
+        if schema is not None and (missing := _missing_columns(con, name, schema)):
+            con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT *, {', '.join(missing)} FROM ({read})")
         return True
     if schema is not None:  # a table, not a registered view: other cursors of the database see it
         con.register(f"_{name}_empty", schema.empty_table())
@@ -81,3 +84,17 @@ def create_view(con: duckdb.DuckDBPyConnection, name: str, files: Sequence[str],
         con.unregister(f"_{name}_empty")
         return True
     return False
+
+
+def _missing_columns(con: duckdb.DuckDBPyConnection, view: str, schema: pa.Schema) -> list[str]:
+    """`CAST(NULL AS type) AS "column"` for each column of `schema` that `view` lacks."""
+    have = {row[0] for row in con.execute(f"DESCRIBE {view}").fetchall()}
+    absent = [f for f in schema if f.name not in have]
+    if not absent:
+        return []
+    con.register("_absent_columns", pa.schema(absent).empty_table())
+    try:
+        types = dict((row[0], row[1]) for row in con.execute("DESCRIBE _absent_columns").fetchall())
+    finally:
+        con.unregister("_absent_columns")
+    return [f'CAST(NULL AS {types[f.name]}) AS "{f.name}"' for f in absent]

@@ -96,6 +96,15 @@ def committed_tables(data: Path) -> dict[str, list[tuple]]:
     return out
 
 
+def rekeyed(tables: dict[str, list[tuple]], ids: dict[str, str]) -> dict[str, list[tuple]]:
+    """`committed_tables` with each chunk id of `ids` (a chunk_id, an anchor_chunk, a replayed id)
+    replaced by its value there, rows sorted again."""
+    def swap(v):  # noqa: ANN001, ANN202 - any column's value
+        return ids.get(v, v) if isinstance(v, str) else v
+    return {t: sorted(((tuple(swap(v) for v in r) if isinstance(r, tuple) else swap(r)) for r in rows), key=repr)
+            for t, rows in tables.items()}
+
+
 def replayed_index(con) -> set[str]:  # noqa: ANN001 - a duckdb connection
     """The chunk ids a loader holds after applying every change set of chunk_changes in order."""
     held: set[str] = set()
