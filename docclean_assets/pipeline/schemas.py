@@ -172,8 +172,9 @@ _TABLE_DOCS = {
     "count": "Pages or documents the text occurs in.",
     "out_of": "Pages of the document, or documents of the source.",
     "seen_in": "Page numbers or paths where the text was seen.",
-    "chunk_id": "Digest of the chunk's document (doc_id), heading path and text: stable across runs, parser "
-                "versions that do not change the text, and moves of the file.",
+    "chunk_id": "Digest of the chunk's document key (the doc_id first seen at its path), heading path and text: "
+                "stable across runs, parser versions that do not change the text, moves of the file, and edits "
+                "elsewhere in it.",
     "chunk_index": "The chunk's place in its document's reading order (0-based).",
     "role": "body | table | callout | footnote | notes: call-outs, footnotes and notes sit beside anchor_chunk.",
     "heading_path": "The headings the chunk is under, title first.",
