@@ -90,6 +90,17 @@ def test_a_three_line_bold_title_is_a_heading_a_four_line_bold_block_is_not():
     assert [b.kind for b in out] == ["heading", "paragraph", "paragraph"]
 
 
+def test_a_line_wholly_in_parentheses_is_no_heading_however_it_is_set():
+    title = _block(["Annual Report"], 72, 50, size=20)
+    unit = _block(["(In millions)"], 72, 100, size=14)
+    field = _block(["(Exact name of registrant as specified in its charter)"], 72, 140, bold=True)
+    notes = _block(["(Dollars in Millions) (Note 1)"], 72, 180, bold=True)
+    named = _block(["Results (2023)"], 72, 220, size=14)
+    body = _block([PROSE, PROSE], 72, 400)
+    [out] = blocks_to_kinds([(INFO, [title, unit, field, notes, named, body])], BODY, S)
+    assert [b.kind for b in out] == ["title", "paragraph", "paragraph", "paragraph", "heading", "paragraph"]
+
+
 def test_footnotes_returns_relabelled_copies_and_leaves_its_input():
     body = _block([PROSE, PROSE, PROSE], 72, 500)
     note = _block(["1 A note on the samples of the committee"], 72, 545, size=8)

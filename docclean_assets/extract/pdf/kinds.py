@@ -11,14 +11,33 @@ from docclean_assets.extract.pdf.settings import PdfSettings
 CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
 
 
+def parenthetical(text: str) -> bool:
+    """Whether the whole text is in parentheses: "(In millions)", "(Exact name of registrant as specified
+    in its charter)", "(a)", "(Dollars in Millions) (Note 1)". Such a line remarks on what it stands
+    beside (a unit, a form field's label, an amendment note, a list label): set large or bold, it is
+    still no section's title."""
+    text = text.strip()
+    if not text.startswith("("):
+        return False
+    depth = 0
+    for ch in text:
+        if depth == 0 and ch != "(" and not ch.isspace():
+            return False  # a character outside every parenthesis
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _is_size_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
-    return b.size >= s.heading_size_ratio * body and len(b.text) <= s.heading_max_chars
+    return b.size >= s.heading_size_ratio * body and len(b.text) <= s.heading_max_chars and not parenthetical(b.text)
 
 
 def _is_bold_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
     text = b.text
     return (
-        b.bold_fraction >= s.bold_heading_min_bold_fraction
+        not parenthetical(text)
+        and b.bold_fraction >= s.bold_heading_min_bold_fraction
         and len(b.lines) <= s.bold_heading_max_lines
         and len(text) <= s.bold_heading_max_chars
         and b.size >= s.bold_heading_min_size_ratio * body
