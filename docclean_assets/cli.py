@@ -371,6 +371,10 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--jsonl", action="store_true", help="one JSON object per chunk (every column)")
     chk.add_argument("--out", help="write <out>/<source>.parquet (or .jsonl with --jsonl) instead of printing")
     chk.add_argument("--width", type=int, default=400, help="characters of text shown per chunk in the listing")
+    chk.add_argument("--since", type=int, metavar="VERSION",
+                     help="only what changed after this change-set version (the to_version the last call gave; 0 for "
+                          "an empty index): chunks to embed, ids to delete, and the version to pass next time "
+                          "(needs --source)")
     data_dir_arg(chk)
     chk.set_defaults(fn=cmd_chunks)
 

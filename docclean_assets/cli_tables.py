@@ -289,6 +289,8 @@ def _read_chunks(args: argparse.Namespace):  # noqa: ANN202 - a pyarrow Table (i
 def cmd_chunks(args: argparse.Namespace) -> int:
     from docclean_assets.pipeline.search import describe, write_chunks
 
+    if args.since is not None:
+        return _chunk_changes(args)
     table = _read_chunks(args)
     if table.num_rows == 0:
         print(f"no chunks{' for ' + args.source if args.source else ''} under {args.data_dir}: run `docclean run` first",
@@ -303,6 +305,50 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     else:
         for row in table.to_pylist():
             print(describe(row, args.width) + "\n")
+    return 0
+
+
+def _chunk_changes(args: argparse.Namespace) -> int:
+    """`docclean chunks --source S --since V`: what an index synced to V applies, as a listing or as JSONL
+    lines ({"op": "reset"} first when it must rebuild, then "upsert" rows and "delete" ids, last "synced"
+    with the version to pass next time), on stdout or in <out>/<source>.changes.jsonl."""
+    from docclean_assets.pipeline.chunks import read_changes
+    from docclean_assets.pipeline.search import describe
+
+    store = store_of(args)
+    served, removed = served_sources(args, store)
+    note_removed(removed)
+    why = ("needs --source" if not args.source
+           else f"source {args.source!r} is not one of the configured sources" if args.source not in served
+           else f"no chunks for {args.source!r} under {args.data_dir}: run `docclean run` first"
+           if args.source not in store.sources("chunks") else None)
+    if why:
+        print(f"docclean chunks --since: {why}", file=sys.stderr)
+        return 1
+    delta = read_changes(store, args.source, args.since)
+    ops = ([{"op": "reset", "source": delta.source}] if delta.reset else []) + \
+        [{"op": "upsert", **row} for row in delta.upsert.to_pylist()] + \
+        [{"op": "delete", "source": delta.source, "chunk_id": i} for i in delta.delete] + \
+        [{"op": "synced", "source": delta.source, "since": delta.since, "to_version": delta.to_version}]
+    lines = (json.dumps(op, ensure_ascii=False, default=str) for op in ops)
+    summary = (f"{delta.source}: {delta.upsert.num_rows} chunks to embed, {len(delta.delete)} to delete"
+               f"{', after dropping every vector of the source (reset)' if delta.reset else ''}; "
+               f"version {delta.since} -> {delta.to_version} (pass --since {delta.to_version} next time)")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{args.source}.changes.jsonl"
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        print(f"{summary} -> {path}")
+    elif args.jsonl:
+        for line in lines:
+            print(line)
+    else:
+        for row in delta.upsert.to_pylist():
+            print(describe(row, args.width) + "\n")
+        for i in delta.delete:
+            print(f"delete {i}")
+        print(summary)
     return 0
 
 

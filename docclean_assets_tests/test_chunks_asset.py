@@ -242,6 +242,66 @@ def test_cli_chunks_and_search(tmp_path, capsys):
     assert cli_main(["chunks", "--source", "nope", *args]) == 1
 
 
+def test_a_loader_follows_the_chunks_by_what_changed_since_its_version(tmp_path, capsys):
+    cfg = write_source(tmp_path, FILES)
+    data, docs = tmp_path / "out", tmp_path / "docs"
+    args = ["--sources", str(cfg), "--data-dir", str(data)]
+    index: dict[str, str] = {}  # chunk_id -> embed_text: a vector index, as `docclean chunks --since` keeps it
+
+    def sync(since: int) -> tuple[int, list[dict]]:
+        assert cli_main(["chunks", "--source", "web", "--since", str(since), "--jsonl", *args]) == 0
+        ops = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        assert ops[-1]["op"] == "synced" and ops[-1]["since"] == since
+        for op in ops[:-1]:
+            if op["op"] == "reset":
+                index.clear()
+            elif op["op"] == "upsert":
+                index[op["chunk_id"]] = op["embed_text"]
+            else:
+                assert op["op"] == "delete"
+                index.pop(op["chunk_id"], None)
+        return ops[-1]["to_version"], ops
+
+    def current() -> dict[str, str]:
+        return dict(sql_rows(data, "SELECT chunk_id, embed_text FROM chunks"))
+
+    assert run_ingest(cfg, data, "web").success
+    first, ops = sync(0)
+    assert index == current() and len(ops) == len(index) + 1
+    assert sync(first) == (first, [{"op": "synced", "source": "web", "since": first, "to_version": first}])
+
+    # between two syncs: a section edited, a page deleted, a page added then deleted again, and the
+    # table embedded with its figures (its id kept, its embed_text updated)
+    (docs / "report.docx").write_bytes(_report("Annual Report", {
+        "Liquidity and Capital Resources": "Cash rose to 4.2 billion on operating inflows.",
+        "Risk Factors": "Demand may fall in a mild winter."}))
+    (docs / "news" / "a.html").unlink()
+    (docs / "news" / "c.html").write_text(template_page("Canal works", "The canal drains in July."))
+    assert run_ingest(cfg, data, "web").success
+    passing = {i for (i,) in sql_rows(data, "SELECT chunk_id FROM chunks WHERE path = 'news/c.html'")}
+    assert passing
+    (docs / "news" / "c.html").unlink()
+    cfg.write_text(cfg.read_text() + "settings:\n  chunk:\n    embed_table_figures: true\n")
+    assert run_ingest(cfg, data, "web").success
+    before = dict(index)
+    second, ops = sync(first)
+    assert second > first and index == current()
+    upserted = {o["chunk_id"] for o in ops if o["op"] == "upsert"}
+    assert upserted == {i for i, text in current().items() if before.get(i) != text}  # new or re-embedded only
+    assert len(upserted) == 2 and not upserted & passing and not any(o["op"] == "reset" for o in ops)
+    assert {o["chunk_id"] for o in ops if o["op"] == "delete"} >= set(before) - set(current())
+
+    # a version this store never reached (it was rebuilt under the index): the loader rebuilds
+    index["stale"] = "a vector of another store"
+    assert sync(second + 100)[1][0] == {"op": "reset", "source": "web"} and index == current()
+    # the listing and the file say the same
+    assert cli_main(["chunks", "--source", "web", "--since", str(first), *args]) == 0
+    assert "2 chunks to embed" in capsys.readouterr().out
+    assert cli_main(["chunks", "--source", "web", "--since", str(first), "--out", str(tmp_path / "x"), *args]) == 0
+    assert (tmp_path / "x" / "web.changes.jsonl").read_text().count("\n") == len(ops)
+    assert cli_main(["chunks", "--since", "0", *args]) == 1
+
+
 def test_search_hit_on_a_pdf_names_the_inspect_command_that_draws_its_page(tmp_path, capsys):
     from docclean_assets_tests.support.pdf import make_pdf, para, words
 

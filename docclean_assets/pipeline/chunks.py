@@ -200,3 +200,51 @@ def record_changes(store: Store, source: str, run_id: str) -> Changes:
     changes = found.column("change").to_pylist()
     return Changes(changes.count("added") + changes.count("reset"), changes.count("removed"), reset, now,
                    changes.count("updated"))
+
+
+@dataclass(frozen=True)
+class ChunkDelta:
+    """What an index that holds a source's chunks as of change-set version `since` applies to hold them as
+    of `to_version`: on `reset`, drop the source's vectors first; embed `upsert`; delete `delete`."""
+
+    source: str
+    since: int
+    to_version: int | None  # what to pass as `since` next time (None: no change recorded yet)
+    reset: bool
+    upsert: pa.Table  # chunks rows added or updated since (every chunk on a reset)
+    delete: list[str]  # chunk ids removed since and not back
+
+
+def read_changes(store: Store, source: str, since: int) -> ChunkDelta:
+    """The net change of a source's chunks over the change sets after `since` (a `to_version` an earlier
+    call returned; 0 for an empty index), with the rows as of the last of them. A `since` this source's
+    change sets never reached (a store rebuilt under the index) is a reset."""
+    con = store.connect_for(source, {"changes": ("chunk_changes", CHUNK_CHANGES_SCHEMA)})
+    try:
+        known = since == 0 or con.execute("SELECT count(*) FROM changes WHERE to_version = $v",
+                                          {"v": since}).fetchall()[0][0] > 0
+        after = "coalesce(from_version, 0) >= $since" if known else "true"
+        con.execute(f"CREATE TABLE sets AS SELECT to_version, change, chunk_id FROM changes WHERE {after}",
+                    {"since": since} if known else {})
+        [(last,)] = con.execute("SELECT max(to_version) FROM sets").fetchall()
+        to_version = last if last is not None else (since if known and since else None)
+        create_view(con, "held_now", _chunk_files(store, source, last) if last is not None else (), CHUNKS_SCHEMA)
+        reset = not known or con.execute("SELECT count(*) FROM sets WHERE change = 'reset'").fetchall()[0][0] > 0
+        pick = "" if reset else "WHERE chunk_id IN (SELECT chunk_id FROM sets WHERE change IN ('added', 'updated'))"
+        upsert = con.sql(f"SELECT * FROM held_now {pick} ORDER BY path, chunk_index").to_arrow_table()
+        delete = [] if reset else [i for (i,) in con.execute(
+            "SELECT DISTINCT chunk_id FROM sets WHERE change = 'removed' AND chunk_id NOT IN (SELECT chunk_id FROM held_now) "
+            "ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+    return ChunkDelta(source, since, to_version, reset, upsert.select(CHUNKS_SCHEMA.names).cast(CHUNKS_SCHEMA), delete)
+
+
+def _chunk_files(store: Store, source: str, version: int) -> tuple[str, ...]:
+    """The chunks table's files at `version`, or its current ones once that version is vacuumed away
+    (the next run then records a reset from them)."""
+    try:
+        return store.files_at("chunks", source, version)
+    except StoreError:
+        snap = store.snapshot("chunks", source)
+        return tuple(store.readable(snap)) if snap else ()
