@@ -221,6 +221,18 @@ def _windows(piece: _Piece, budget: int, count: Counter) -> list[_Piece]:
     return [_Piece(r, r, piece.block, count(r)) for r in runs]
 
 
+# However long the text a split unit's parts carry besides their own (its opening headings, a list's
+# lead-in, a table's title, header and captions), each part's own text may take at least this share of
+# `max_tokens`: such parts run over the budget (flagged) rather than shrink to a word or a row each, as
+# under a run of bold contract clauses taken for headings (a filing's exhibit: 514 one-word parts).
+_MIN_OWN_SHARE = 0.5
+
+
+def _part_budget(besides: int, s: ChunkSettings) -> int:
+    """The tokens a part of a split unit has for its own text, besides the `besides` ones."""
+    return max(s.max_tokens - besides, math.ceil(_MIN_OWN_SHARE * s.max_tokens))
+
+
 def _balanced(sizes: Sequence[int], budget: int) -> list[tuple[int, int]]:
     """Cut a run of pieces into the fewest parts under the budget, of near-equal size: [start, stop)."""
     total = sum(sizes)
@@ -277,8 +289,7 @@ def unit_to_chunks(unit: Unit, s: ChunkSettings, count: Counter) -> list[Chunk]:
     whole = _make(unit, role, [_join(texts, sep)], [_join(texts, sep)], lead + unit.blocks, count, s)
     if whole.tokens <= s.max_tokens or (not unit.blocks):
         return [whole]
-    fixed = count(_join([h.text for h in unit.heads] + [b.text for b in lead]))
-    budget = max(s.max_tokens - fixed, 1)
+    budget = _part_budget(count(_join([h.text for h in unit.heads] + [b.text for b in lead])), s)
     if unit.role == "list":
         pieces = [_Piece(b.text, b.text, b, count(b.text)) for b in unit.blocks]
     else:
@@ -317,11 +328,11 @@ def _table_chunks(unit: Unit, s: ChunkSettings, count: Counter) -> list[Chunk]:
         return [whole]
     header = markdown(table_part(parsed, 0, 0))
     whole_labels, lines = linearize_rows(parsed)
-    fixed = count(_join([h.text for h in unit.heads] + frame + [header, whole_labels] + after))
+    budget = _part_budget(count(_join([h.text for h in unit.heads] + frame + [header, whole_labels] + after)), s)
     # a row costs what the longer of its two forms costs: its Markdown, or its labelled values (whichever
     # form embed_text takes: the cut, and so the chunk ids, do not depend on embed_table_figures)
     sizes = [max(count(r), count(line)) for r, line in zip(parsed.rows, lines)]
-    ranges = _balanced(sizes, max(s.max_tokens - fixed, 1))
+    ranges = _balanced(sizes, budget)
     out = []
     for k, (a, z) in enumerate(ranges, start=1):
         part = table_part(parsed, a, z)

@@ -242,3 +242,26 @@ def test_settings_validated():
     with pytest.raises(ValueError, match="max_tokens"):
         ChunkSettings(max_tokens=4)
     assert Settings.from_dict({"chunk": {"max_tokens": 300}}).chunk.max_tokens == 300
+
+
+def test_headings_that_fill_a_budget_never_shrink_the_parts_under_them_to_words():
+    # a run of 8 bold clauses of 10 words each taken for headings (80 tokens, over the 60 budget), then a
+    # 90-word paragraph with no sentence seam: parts of at least half the budget, the headings in the first
+    heads = [head(i, " ".join(f"clause{i}w{k}" for k in range(10)), 3) for i in range(8)]
+    run_on = Block("paragraph", " ".join(f"word{k}" for k in range(90)), seq=8)
+    chunks = blocks_to_chunks([*heads, run_on], S)
+    assert 2 <= len(chunks) <= 3 and all(c.tokens >= S.max_tokens // 2 for c in chunks)
+    assert chunks[0].text.startswith(heads[0].text) and all(h.text not in c.text for c in chunks[1:] for h in heads)
+    assert " ".join(" ".join(c.text.split("\n\n")[-1:]) for c in chunks).split() == run_on.text.split()
+    # only the first part carries the headings and runs over the budget
+    assert chunks[0].tokens > S.max_tokens and all(c.tokens <= S.max_tokens for c in chunks[1:])
+
+
+def test_a_table_under_long_headings_is_cut_into_parts_of_several_rows():
+    heads = [head(i, " ".join(f"clause{i}w{k}" for k in range(10)), 3) for i in range(8)]
+    table = Block("table", table_text(40), seq=8)
+    parts = blocks_to_chunks([*heads, table], S)
+    rows = [[line for line in c.text.splitlines() if line.startswith("| Item")] for c in parts]
+    assert sum(map(len, rows)) == 40
+    # each part holds rows for half the budget, two of these (before: one row a part, 40 parts)
+    assert min(map(len, rows)) >= 2 and len(parts) <= 20
