@@ -101,6 +101,16 @@ def test_a_line_wholly_in_parentheses_is_no_heading_however_it_is_set():
     assert [b.kind for b in out] == ["title", "paragraph", "paragraph", "paragraph", "heading", "paragraph"]
 
 
+def test_a_clause_ending_in_a_semicolon_is_no_heading_however_it_is_set():
+    clause = _block(["(i) the Excluded Books and Records;"], 72, 100, bold=True)
+    last = _block(["(ii) all rights under the Agreements; and"], 72, 130, bold=True)
+    big = _block(["grants;"], 72, 160, size=14)
+    head = _block(["Section 2.03. Procedures for Assets"], 72, 200, bold=True)
+    body = _block([PROSE, PROSE], 72, 400)
+    [out] = blocks_to_kinds([(INFO, [clause, last, big, head, body])], BODY, S)
+    assert [b.kind for b in out] == ["list_item", "list_item", "paragraph", "heading", "paragraph"]
+
+
 def test_footnotes_returns_relabelled_copies_and_leaves_its_input():
     body = _block([PROSE, PROSE, PROSE], 72, 500)
     note = _block(["1 A note on the samples of the committee"], 72, 545, size=8)

@@ -29,14 +29,24 @@ def parenthetical(text: str) -> bool:
     return depth == 0
 
 
+# A clause that ends an enumeration's item: "(i) the Excluded Books and Records;", "grants; and".
+_CLAUSE_END = re.compile(r";(\s+(and|or))?\s*$")
+
+
+def _never_a_title(text: str) -> bool:
+    """Text no heading is, however it is set: a parenthetical remark, or a clause ending in a semicolon
+    (an item of an enumeration, set bold in a contract or a plan)."""
+    return parenthetical(text) or _CLAUSE_END.search(text) is not None
+
+
 def _is_size_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
-    return b.size >= s.heading_size_ratio * body and len(b.text) <= s.heading_max_chars and not parenthetical(b.text)
+    return b.size >= s.heading_size_ratio * body and len(b.text) <= s.heading_max_chars and not _never_a_title(b.text)
 
 
 def _is_bold_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
     text = b.text
     return (
-        not parenthetical(text)
+        not _never_a_title(text)
         and b.bold_fraction >= s.bold_heading_min_bold_fraction
         and len(b.lines) <= s.bold_heading_max_lines
         and len(text) <= s.bold_heading_max_chars
