@@ -125,6 +125,26 @@ def test_headings_from_font_size() -> None:
     assert all(b.kind == "paragraph" for b in blocks if b.text.startswith(("Intro", "Results alpha", "Minor alpha")))
 
 
+def test_a_section_set_larger_than_the_document_is_measured_against_its_own_pages() -> None:
+    # a 10 pt report of three pages, then an exhibit set at 12 pt whose short paragraphs are no
+    # headings there, while its 16 pt title is; the report's 12 pt heading stays one
+    def draw(c: canvas.Canvas) -> None:
+        for k in range(3):
+            top = para(c, f"Report Section {k}", 72, 72, 468, size=12)
+            for j in range(4):
+                top = para(c, words(f"Report{k}x{j}", 70), 72, top + 8, 468)
+            c.showPage()
+        top = para(c, "Exhibit Agreement", 72, 72, 468, size=16)
+        for j in range(6):
+            top = para(c, words(f"Clause{j}", 45), 72, top + 10, 468, size=12)
+            top = para(c, f"The parties agree to term {j}.", 72, top + 10, 468, size=12)
+
+    blocks = extract(make_pdf(draw))
+    kind = {b.text: b.kind for b in blocks}
+    assert kind["Report Section 1"] == "heading" and kind["Exhibit Agreement"] == "heading"
+    assert all(kind[f"The parties agree to term {j}."] == "paragraph" for j in range(6))
+
+
 def test_footnote_in_smaller_font_at_page_bottom() -> None:
     main = [words("BodyOne", 80), words("BodyTwo", 80)]
     note = "1 This footnote explains the method used above in detail."

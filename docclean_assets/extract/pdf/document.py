@@ -252,6 +252,14 @@ def _read_pages(pdf: pdfium.PdfDocument, report: DocReport, settings: Settings, 
     return pages
 
 
+def _page_body(chars: list[Char], body: float, s: PdfSettings) -> float:
+    """The size a heading on this page must outsize: the page's own modal size where it has enough
+    text (`page_body_min_chars`) and it is larger than the document's, else the document's."""
+    if sum(1 for c in chars if not c.text.isspace()) < s.page_body_min_chars:
+        return body
+    return max(body, modal_size(chars, s))
+
+
 def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: dict[int, str]
                         ) -> tuple[Extraction, list[PageContent]]:
     """Blocks of the PDF's text layer in reading order (trace: a `PdfTrace`), and the pages as read;
@@ -266,7 +274,8 @@ def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: di
         return Extraction([], report, PdfTrace(s.body_size_fallback_pt, ())), pages
     body = modal_size([c for p in pages for c in p.chars], s)
     layouts = [_page_blocks(p.info, p.chars, p.graphics, body, s) for p in pages]
-    kinds = blocks_to_kinds([(p.info, layout.blocks) for p, layout in zip(pages, layouts, strict=True)], body, s)
+    kinds = blocks_to_kinds([(p.info, layout.blocks) for p, layout in zip(pages, layouts, strict=True)], body, s,
+                            [_page_body(p.chars, body, s) for p in pages])
     orders = [_page_order(p, lay, blocks, body, s) for p, lay, blocks in zip(pages, layouts, kinds, strict=True)]
     for order, layout in zip(orders, layouts, strict=True):
         report.unresolved_regions += order.unresolved

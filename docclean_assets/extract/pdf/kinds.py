@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from docclean_assets.extract.pdf.model import PBlock
 from docclean_assets.extract.pdf.chars import PageInfo
@@ -69,21 +70,24 @@ def _other_kind(b: PBlock, body: float, s: PdfSettings) -> str:
 
 
 def blocks_to_kinds(
-    pages: list[tuple[PageInfo, list[PBlock]]], body: float, settings: PdfSettings
+    pages: list[tuple[PageInfo, list[PBlock]]], body: float, settings: PdfSettings,
+    page_bodies: Sequence[float] | None = None,
 ) -> list[list[PBlock]]:
     """Each page's blocks with headings (size or bold), the title on page 1, captions and list items
     labelled: relabelled copies of the blocks that change, the others as they are.
 
-    Heading levels rank the distinct heading sizes of the document, largest = 1; bold headings at
-    body size come one level below the smallest larger-size heading.
+    A size heading outsizes the document's body and its page's (`page_bodies`, the document's where
+    not given). Heading levels rank the distinct heading sizes of the document, largest = 1; bold
+    headings at body size come one level below the smallest larger-size heading.
     """
     kinds: dict[int, str] = {}  # id(block) -> new kind
     size_heads: list[PBlock] = []
-    for _info, blocks in pages:
+    for i, (_info, blocks) in enumerate(pages):
+        outsize = max(body, page_bodies[i]) if page_bodies is not None else body
         for b in blocks:
             if b.drop_reason is not None or b.kind != "paragraph" or b.is_form:
                 continue
-            if _is_size_heading(b, body, settings):
+            if _is_size_heading(b, outsize, settings):
                 kinds[id(b)] = "heading"
                 size_heads.append(b)
             elif (kind := _other_kind(b, body, settings)) != "paragraph":
