@@ -12,7 +12,7 @@ from docclean_assets.extract.pdf.settings import PdfSettings
 CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
 
 
-def parenthetical(text: str) -> bool:
+def _parenthetical(text: str) -> bool:
     """Whether the whole text is in parentheses: "(In millions)", "(Exact name of registrant as specified
     in its charter)", "(a)", "(Dollars in Millions) (Note 1)". Such a line remarks on what it stands
     beside (a unit, a form field's label, an amendment note, a list label): set large or bold, it is
@@ -37,7 +37,7 @@ _CLAUSE_END = re.compile(r";(\s+(and|or))?\s*$")
 def _never_a_title(text: str) -> bool:
     """Text no heading is, however it is set: a parenthetical remark, or a clause ending in a semicolon
     (an item of an enumeration, set bold in a contract or a plan)."""
-    return parenthetical(text) or _CLAUSE_END.search(text) is not None
+    return _parenthetical(text) or _CLAUSE_END.search(text) is not None
 
 
 def _is_size_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
