@@ -65,9 +65,8 @@ def chunk_version(s: ChunkSettings) -> str:
 
 
 def chunk_rows(doc: dict, chunks: Sequence[Chunk]) -> list[dict]:
-    """The chunks table rows of one document's chunks, their ids made with its `doc_key` (its doc_id
-    where it has none)."""
-    ids = chunk_ids(doc.get("doc_key") or doc["doc_id"], chunks)
+    """The chunks table rows of one document's chunks, their ids made with its `doc_key`."""
+    ids = chunk_ids(doc["doc_key"], chunks)
     return [{"source": doc["source"], "doc_id": doc["doc_id"], "path": doc["path"], "format": doc["format"],
              "chunk_id": ids[i], "chunk_index": i, "role": c.role, "heading_path": list(c.heading_path),
              "text": c.text, "embed_text": c.embed_text, "tokens": c.tokens, "kinds": list(c.kinds),

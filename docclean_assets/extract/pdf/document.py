@@ -253,11 +253,11 @@ def _read_pages(pdf: pdfium.PdfDocument, report: DocReport, settings: Settings, 
 
 
 def _page_body(chars: list[Char], body: float, s: PdfSettings) -> float:
-    """The size a heading on this page must outsize: the page's own modal size where it has enough
-    text (`page_body_min_chars`) and it is larger than the document's, else the document's."""
+    """The page's own body size: its modal size where it has enough text (`page_body_min_chars`), else
+    the document's (`blocks_to_kinds` takes the larger of the two)."""
     if sum(1 for c in chars if not c.text.isspace()) < s.page_body_min_chars:
         return body
-    return max(body, modal_size(chars, s))
+    return modal_size(chars, s)
 
 
 def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: dict[int, str]
