@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from docclean_assets.extract.chunk_parts import blocks_to_part_starts
 from docclean_assets.extract.chunk_tables import (
     ParsedTable, labels_only, linearize, linearize_rows, markdown, parse_markdown_table, table_part,
 )
@@ -119,19 +120,24 @@ def kept_for_chunks(blocks: Sequence[Block]) -> list[Block]:
 
 def blocks_to_units(blocks: Sequence[Block], s: ChunkSettings, count: Counter) -> list[Unit]:
     """Group kept blocks into units under their heading paths."""
-    stack: list[tuple[int, str]] = []  # (level, heading text); the title is level 0
+    stack: list[tuple[int, str, bool]] = []  # (level, heading text, set on the first page); the title is level 0
     pending: list[Block] = []  # headings waiting for the content they open
     units: list[Unit] = []
     last_body: int | None = None
-    for b in kept_for_chunks(blocks):
+    kept = kept_for_chunks(blocks)
+    parts = blocks_to_part_starts(blocks, s)
+    first_page = min((b.page for b in kept if b.page is not None), default=None)
+    for b in kept:
         if b.kind in _HEADS:
             level = 0 if b.kind == Kind.TITLE else max(b.level or 1, 1)
+            if b.seq in parts:  # a new part: only the title and the file's first page head it
+                stack = [e for e in stack if e[0] == 0 or e[2]]
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, " ".join(b.text.split())))
+            stack.append((level, " ".join(b.text.split()), b.page is not None and b.page == first_page))
             pending.append(b)
             continue
-        path = tuple(t for _, t in stack)
+        path = tuple(t for _, t, _ in stack)
         if b.kind in SIDE_ROLES:
             units.append(Unit(SIDE_ROLES[b.kind], [b], path, anchor_seq=b.anchor if b.anchor is not None else last_body))
             continue
@@ -152,7 +158,7 @@ def blocks_to_units(blocks: Sequence[Block], s: ChunkSettings, count: Counter) -
         pending = []
         last_body = b.seq
     if pending:  # headings with nothing under them: kept, as a chunk of their own
-        units.append(Unit("text", [], tuple(t for _, t in stack), heads=pending))
+        units.append(Unit("text", [], tuple(t for _, t, _ in stack), heads=pending))
     return units
 
 

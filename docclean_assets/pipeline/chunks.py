@@ -30,7 +30,7 @@ from docclean_assets.pipeline.schemas import (
 
 # Bump when the chunker cuts the same blocks differently: every document is chunked again (the ids
 # of unchanged chunks stay the same, so an index loader sees only what really changed).
-CHUNKER_VERSION = "2"  # 2: a split unit's parts keep at least half the budget for their own text
+CHUNKER_VERSION = "3"  # 2: a split unit's parts keep at least half the budget for their own text; 3: parts of a compound document
 
 
 @dataclass

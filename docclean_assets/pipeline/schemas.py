@@ -177,7 +177,8 @@ _TABLE_DOCS = {
                 "elsewhere in it.",
     "chunk_index": "The chunk's place in its document's reading order (0-based).",
     "role": "body | table | callout | footnote | notes: call-outs, footnotes and notes sit beside anchor_chunk.",
-    "heading_path": "The headings the chunk is under, title first.",
+    "heading_path": "The headings the chunk is under, title first (a compound PDF's part is not under the headings of "
+                    "the parts before it).",
     "embed_text": "What to embed: the heading path not already in the text, then the text; a table as its title, labels "
                   "and years (or each value beside its labels: settings chunk: embed_table_figures).",
     "tokens": "Tokens of text by settings.chunk.tokenizer (words unless a tokenizer.json is named).",
