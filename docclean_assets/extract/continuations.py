@@ -1,7 +1,7 @@
 """Paragraphs continued across a column, a page or a float (PDF), made one block.
 
-A paragraph continues when the body paragraph before it in reading order left its sentence open and
-the break between the two is the layout's, not the author's:
+A paragraph continues when the body paragraph or list item before it in reading order left its
+sentence open and the break between the two is the layout's, not the author's:
 - across columns or pages: the first part closes a run of its column in reading order and the second
   opens one, and neither is read out of the columns' order (a page's foot line under the last column,
   a DOI or a licence, comes back to the first column: it never joins the prose);
@@ -74,6 +74,13 @@ def _left_open(text: str, after: str) -> bool:
         return True
     word = text.split()[-1]
     return (first.isupper() or first.isdigit()) and ((word.isalpha() and word.islower()) or last in _OPEN_BEFORE_CAPITAL)
+
+
+def _item_left_open(item: Block, b: Block) -> bool:
+    """Whether a list item's sentence left open carries on in `b`, its unlabelled rest: only a start in
+    lower case tells (a capital or a figure after a list item is as often the next paragraph, a
+    transcript's line number)."""
+    return b.text.lstrip()[:1].islower() and _left_open(item.text, b.text)
 
 
 def _may_end_paragraph(b: Block, i: int, closes: set[int]) -> bool:
@@ -172,11 +179,12 @@ def blocks_to_joined_paragraphs(blocks: list[Block]) -> list[Block]:
             note = i
         if not _flow(b):
             continue
-        if b.kind != Kind.PARAGRAPH or i in off:
+        if b.kind not in (Kind.PARAGRAPH, Kind.LIST_ITEM) or i in off:
             root = prev = None
             continue
-        carried = root is not None and (_left_open(out[root].text, b.text) or (
-            indented and _flush(b) and _prose(out[root]) and _may_end_paragraph(b, i, closes)))
+        carried = b.kind == Kind.PARAGRAPH and root is not None and (
+            _item_left_open(out[root], b) if out[root].kind == Kind.LIST_ITEM else _left_open(out[root].text, b.text) or (
+                indented and _flush(b) and _prose(out[root]) and _may_end_paragraph(b, i, closes)))
         if carried and _layout_break(out, prev, i, opens, closes):
             out[root] = _join(out[root], b)
             out[i] = replace(b.dropped(DropReason.CONTINUED), meta=(*b.meta, ("continues", str(out[root].seq))))

@@ -116,3 +116,21 @@ def test_parts_without_a_page_or_a_box_still_read_back():
     second = Block("paragraph", "the next column.", seq=1, page=2, meta=(("column", "1"),))
     joined = blocks_to_joined_paragraphs([first, second])[0]
     assert part_boxes(joined) == [(None, None), (2, None)]
+
+
+def test_a_list_item_left_open_at_a_page_break_runs_on_in_a_lower_case_paragraph_only():
+    def joined(item: str, second: str) -> bool:
+        out = blocks_to_joined_paragraphs([_p(item, 0, 1, kind="list_item"), _p(second, 1, 2, top=60)])
+        return out[1].drop_reason == "continued"
+
+    # i1040nr.pdf: "4. You are a partner ... and the partnership, estate, or trust" | "reports the ..."
+    out = blocks_to_joined_paragraphs([_p("4. You are a partner and the estate, or trust", 0, 1, kind="list_item"),
+                                       _p("reports the required information on its return.", 1, 2, top=60)])
+    assert out[0].kind == "list_item" and out[0].text.endswith("or trust reports the required information on its return.")
+    assert out[1].drop_reason == "continued"
+    # a capital or a figure after an item is as often the next paragraph or a transcript's line number
+    assert not joined("- Cubitus valgus: obstructed jugular lymphatics with", "Lymphedema may occur at any age.")
+    assert not joined("- - - - - - - - x", "8")
+    assert not joined("(a) The notes are due in 2030.", "the trustee acts for the holders.")  # a sentence closed
+    # nor does a paragraph after a closed item run on because the document indents its paragraphs
+    assert not joined("(b) The plan ends.", "Payment is made at once.")

@@ -2,10 +2,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import median
+
+import numpy as np
 
 from docclean_assets.extract.pdf.labels import follows, is_first, list_label
 from docclean_assets.extract.pdf.model import Line, PBlock
 from docclean_assets.extract.pdf.settings import PdfSettings
+
+
+_SENTENCE_ENDS = frozenset(".!?:;")
+_CLOSERS = "\"'\u201d\u2019)]"  # closing quotes and brackets after a sentence's end
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
@@ -29,12 +36,12 @@ class _Open:
         self.x1, self.bottom = max(self.x1, ln.x1), max(self.bottom, ln.bottom)
 
 
-def _continues(blk: _Open, ln: Line, s: PdfSettings) -> bool:
+def _continues(blk: _Open, ln: Line, s: PdfSettings, paragraph_gap_em: float) -> bool:
     """Whether `ln` continues `blk` as the next line of the same paragraph."""
     last = blk.lines[-1]
     size = max(ln.size, last.size)
     gap = ln.top - last.bottom
-    if gap > s.paragraph_gap_em * size:  # overlap is fine: tall math boxes overlap lines
+    if gap > paragraph_gap_em * size:  # overlap is fine: tall math boxes overlap lines
         return False
     big, small = max(ln.size, last.size), min(ln.size, last.size)
     if small <= 0 or big / small > s.size_change_ratio:
@@ -73,16 +80,79 @@ def _continues(blk: _Open, ln: Line, s: PdfSettings) -> bool:
     return True
 
 
+def _line_above(lines: list[Line], i: int, s: PdfSettings) -> Line | None:
+    """The nearest line above `lines[i]` (sorted by top) that overlaps it horizontally, within reach."""
+    ln, best = lines[i], None
+    for above in reversed(lines[:i]):
+        if ln.top - above.bottom > s.block_open_max_gap_em * max(ln.size, above.size):
+            break
+        if above.top < ln.top and _overlap(above.x0, above.x1, ln.x0, ln.x1) > 0 and (
+                best is None or above.bottom > best.bottom):
+            best = above
+    return best
+
+
+class _Edges:
+    """The right edge of the lines each line shares its column with (the lines overlapping it)."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.x0 = np.array([ln.x0 for ln in lines])
+        self.x1 = np.array([ln.x1 for ln in lines])
+
+    def of(self, line: Line) -> float:
+        return float(self.x1[(self.x1 > line.x0) & (self.x0 < line.x1)].max(initial=line.x1))
+
+
+def _wrapped(line: Line, edges: _Edges, s: PdfSettings) -> bool:
+    """The line runs to the right edge of its column: the text wrapped there."""
+    return line.x1 >= edges.of(line) - s.paragraph_wrap_tolerance_em * line.size
+
+
+def page_leading_em(lines: list[Line], s: PdfSettings) -> float | None:
+    """The gap between the lines of one paragraph on this page, em: the median under lines that wrap
+    mid-sentence (run to the column's edge, end in a letter or comma) over a line that starts in lower
+    case; None below `paragraph_leading_min_pairs` of them."""
+    gaps, edges = [], _Edges(lines)
+    for i, ln in enumerate(lines):
+        if not ln.text[:1].islower():
+            continue
+        above = _line_above(lines, i, s)
+        if above is None or not (above.text[-1:].isalpha() or above.text[-1:] in ",-"):
+            continue
+        big, small = max(ln.size, above.size), min(ln.size, above.size)
+        if small > 0 and big / small <= s.size_change_ratio and _wrapped(above, edges, s):
+            gaps.append((ln.top - above.bottom) / big)
+    return median(gaps) if len(gaps) >= s.paragraph_leading_min_pairs else None
+
+
+def _ends_short(line: Line, edges: _Edges, s: PdfSettings) -> bool:
+    """The line ends a sentence short of its column's edge: a paragraph's last line."""
+    return line.text.rstrip().rstrip(_CLOSERS)[-1:] in _SENTENCE_ENDS and not _wrapped(line, edges, s)
+
+
+def paragraph_gap_of(lines: list[Line], s: PdfSettings) -> float:
+    """The line gap, em, above which a line on this page starts a new paragraph: `paragraph_gap_em`, or
+    past the page's own leading on a page set wider than that (1.5- or double-spaced)."""
+    leading = page_leading_em(lines, s)
+    if leading is None or leading < s.paragraph_gap_em:
+        return s.paragraph_gap_em
+    return leading + s.paragraph_gap_over_leading_em
+
+
 def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list[PBlock]:
     """Group lines (sorted by top) into paragraph blocks.
 
     Each line continues the most recent open block it overlaps horizontally when the vertical gap is
-    at most `paragraph_gap_em` x font size, the size does not jump, and no first-line indent or
-    heading boundary intervenes; otherwise it opens a new block. Blocks in different columns never
-    share lines because their lines do not overlap horizontally.
+    at most the page's paragraph gap (`paragraph_gap_of`) x font size, the size does not jump, and no
+    first-line indent or heading boundary intervenes (on a page set wider, nor a short last line);
+    otherwise it opens a new block. Blocks in different columns never share lines because their lines
+    do not overlap horizontally.
     """
     blocks: list[_Open] = []
     open_: list[_Open] = []
+    gap_em = paragraph_gap_of(lines, settings)
+    # where the leading is as wide as a paragraph skip, a paragraph's short last line tells its end
+    edges = _Edges(lines) if gap_em > settings.paragraph_gap_em else None
     for ln in lines:
         # Close blocks left far behind (bounded search keeps this linear in practice).
         reach = settings.block_open_max_gap_em
@@ -90,7 +160,8 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
         # Only the nearest block above that overlaps the line horizontally may take it.
         near = [b for b in open_ if _overlap(b.x0, b.x1, ln.x0, ln.x1) > 0 and b.lines[-1].top < ln.top]
         target = max(near, key=lambda b: b.lines[-1].bottom) if near else None
-        if target is not None and _continues(target, ln, settings):
+        if (target is not None and _continues(target, ln, settings, gap_em)
+                and not (edges is not None and _ends_short(target.lines[-1], edges, settings))):
             target.add(ln)
         else:
             blk = _Open([ln], ln.x0, ln.top, ln.x1, ln.bottom)
