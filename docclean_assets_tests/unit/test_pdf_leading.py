@@ -38,10 +38,10 @@ def _line(text: str, top: float, x0: float = 72.0, justified: bool = False):
     return make_line(words)
 
 
-def _page(line_gap_em: float, paragraph_gap_em: float, indent: float = 0.0):
+def _page(line_gap_em: float, paragraph_gap_em: float, indent: float = 0.0, top: float = 72.0):
     """The three paragraphs' lines, justified but the last, `line_gap_em` apart within a paragraph and
     `paragraph_gap_em` between."""
-    lines, top = [], 72.0
+    lines = []
     for p, texts in enumerate(PARAGRAPHS):
         for i, text in enumerate(texts):
             if i == 0 and p:
@@ -72,6 +72,13 @@ def test_on_a_wide_page_a_short_last_line_ends_its_paragraph():
     # full stop short of the edge (a justified line that ends a sentence at the edge runs on)
     lines = _page(0.75, 0.75)
     assert [b.text for b in lines_to_blocks(lines, 1, S)] == [" ".join(texts) for texts in PARAGRAPHS]
+
+
+def test_on_a_wide_page_a_title_line_keeps_to_itself_though_its_gap_is_under_the_paragraph_gap():
+    # PepsiCo's plan: "Foreword" centred 1.54 em above a paragraph, on a page at 1.17 em leading
+    title = _line("Foreword", 72.0, x0=214.0)
+    lines = [title, *_page(1.17, 1.8, indent=6 * SIZE, top=72.0 + SIZE + 1.54 * SIZE)]
+    assert [b.text for b in lines_to_blocks(lines, 1, S)] == ["Foreword"] + [" ".join(t) for t in PARAGRAPHS]
 
 
 def test_a_page_at_ordinary_leading_is_cut_as_before():

@@ -11,10 +11,6 @@ from docclean_assets.extract.pdf.model import Line, PBlock
 from docclean_assets.extract.pdf.settings import PdfSettings
 
 
-_SENTENCE_ENDS = frozenset(".!?:;")
-_CLOSERS = "\"'\u201d\u2019)]"  # closing quotes and brackets after a sentence's end
-
-
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
     return min(a1, b1) - max(a0, b0)
 
@@ -103,15 +99,18 @@ class _Edges:
         return float(self.x1[(self.x1 > line.x0) & (self.x0 < line.x1)].max(initial=line.x1))
 
 
-def _wrapped(line: Line, edges: _Edges, s: PdfSettings) -> bool:
-    """The line runs to the right edge of its column: the text wrapped there."""
-    return line.x1 >= edges.of(line) - s.paragraph_wrap_tolerance_em * line.size
+def _wrapped(line: Line, below: Line, edges: _Edges, s: PdfSettings) -> bool:
+    """The line ended because the first word of the line below would not fit beside it before its
+    column's edge: the text wrapped there (justified or ragged), no author broke it."""
+    first = below.words[0] if below.words else None
+    width = first.x1 - first.x0 if first is not None else 0.0
+    return line.x1 + s.paragraph_word_space_em * line.size + width > edges.of(line)
 
 
 def page_leading_em(lines: list[Line], s: PdfSettings) -> float | None:
     """The gap between the lines of one paragraph on this page, em: the median under lines that wrap
-    mid-sentence (run to the column's edge, end in a letter or comma) over a line that starts in lower
-    case; None below `paragraph_leading_min_pairs` of them."""
+    mid-sentence (end in a letter or comma where the next word did not fit) over a line that starts
+    in lower case; None below `paragraph_leading_min_pairs` of them."""
     gaps, edges = [], _Edges(lines)
     for i, ln in enumerate(lines):
         if not ln.text[:1].islower():
@@ -120,14 +119,9 @@ def page_leading_em(lines: list[Line], s: PdfSettings) -> float | None:
         if above is None or not (above.text[-1:].isalpha() or above.text[-1:] in ",-"):
             continue
         big, small = max(ln.size, above.size), min(ln.size, above.size)
-        if small > 0 and big / small <= s.size_change_ratio and _wrapped(above, edges, s):
+        if small > 0 and big / small <= s.size_change_ratio and _wrapped(above, ln, edges, s):
             gaps.append((ln.top - above.bottom) / big)
     return median(gaps) if len(gaps) >= s.paragraph_leading_min_pairs else None
-
-
-def _ends_short(line: Line, edges: _Edges, s: PdfSettings) -> bool:
-    """The line ends a sentence short of its column's edge: a paragraph's last line."""
-    return line.text.rstrip().rstrip(_CLOSERS)[-1:] in _SENTENCE_ENDS and not _wrapped(line, edges, s)
 
 
 def paragraph_gap_of(lines: list[Line], s: PdfSettings) -> float:
@@ -144,14 +138,16 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
 
     Each line continues the most recent open block it overlaps horizontally when the vertical gap is
     at most the page's paragraph gap (`paragraph_gap_of`) x font size, the size does not jump, and no
-    first-line indent or heading boundary intervenes (on a page set wider, nor a short last line);
+    first-line indent or heading boundary intervenes (on a page set wider, the line above must have
+    wrapped);
     otherwise it opens a new block. Blocks in different columns never share lines because their lines
     do not overlap horizontally.
     """
     blocks: list[_Open] = []
     open_: list[_Open] = []
     gap_em = paragraph_gap_of(lines, settings)
-    # where the leading is as wide as a paragraph skip, a paragraph's short last line tells its end
+    # where the leading is as wide as a paragraph skip, only a line that wrapped goes on below: a line
+    # the author broke (a paragraph's last, a title's) ends its block
     edges = _Edges(lines) if gap_em > settings.paragraph_gap_em else None
     for ln in lines:
         # Close blocks left far behind (bounded search keeps this linear in practice).
@@ -161,7 +157,7 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
         near = [b for b in open_ if _overlap(b.x0, b.x1, ln.x0, ln.x1) > 0 and b.lines[-1].top < ln.top]
         target = max(near, key=lambda b: b.lines[-1].bottom) if near else None
         if (target is not None and _continues(target, ln, settings, gap_em)
-                and not (edges is not None and _ends_short(target.lines[-1], edges, settings))):
+                and (edges is None or _wrapped(target.lines[-1], ln, edges, settings))):
             target.add(ln)
         else:
             blk = _Open([ln], ln.x0, ln.top, ln.x1, ln.bottom)

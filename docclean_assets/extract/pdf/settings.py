@@ -157,15 +157,17 @@ class PdfSettings:
     # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
     paragraph_gap_em: float = 0.6
     # A page set with a wider leading than `paragraph_gap_em` (1.5- or double-spaced: PepsiCo's plans
-    # and indentures in its 10-Ks, 11 pt at 0.75 em, paragraph skips 1.7 em) starts a paragraph only
-    # where the gap passes its leading by this many em: the corpus papers' skip over their leading
-    # (0.6 - 0.2). Its leading is the median gap under lines that end mid-sentence over a line
-    # starting in lower case (certainly one paragraph), measured from at least this many of them.
+    # and indentures in its 10-Ks, 11 pt at 0.75 em, paragraph skips 1.7 em) starts a paragraph where
+    # the gap passes its leading by this many em (the corpus papers' skip over their leading, 0.6 -
+    # 0.2) or under a line that did not wrap. Its leading is the median gap under lines that wrap
+    # mid-sentence over a line starting in lower case (certainly one paragraph), measured from at
+    # least this many of them.
     paragraph_gap_over_leading_em: float = 0.4
     paragraph_leading_min_pairs: int = 5
-    # A line wraps (its paragraph goes on below it) when it ends within this many em of the right edge
-    # of the lines in its column; justified text ends at the edge, ragged text within ~2 em of it.
-    paragraph_wrap_tolerance_em: float = 2.0
+    # A line wrapped (its paragraph goes on below it) when the next line's first word, after a space of
+    # this many em, would not have fit before the right edge of the lines in its column: justified
+    # and ragged text alike (an interword space is 0.25-0.33 em in the filings' Times).
+    paragraph_word_space_em: float = 0.25
     # Adjacent lines whose dominant sizes differ by more than this factor start a new block.
     size_change_ratio: float = 1.1
     # A line continues a block only when their x-ranges overlap by at least this fraction of the
