@@ -182,9 +182,13 @@ def blocks_to_joined_paragraphs(blocks: list[Block]) -> list[Block]:
         if b.kind not in (Kind.PARAGRAPH, Kind.LIST_ITEM) or i in off:
             root = prev = None
             continue
-        carried = b.kind == Kind.PARAGRAPH and root is not None and (
-            _item_left_open(out[root], b) if out[root].kind == Kind.LIST_ITEM else _left_open(out[root].text, b.text) or (
-                indented and _flush(b) and _prose(out[root]) and _may_end_paragraph(b, i, closes)))
+        if root is None or b.kind != Kind.PARAGRAPH:
+            carried = False
+        elif out[root].kind == Kind.LIST_ITEM:
+            carried = _item_left_open(out[root], b)
+        else:
+            carried = _left_open(out[root].text, b.text) or (
+                indented and _flush(b) and _prose(out[root]) and _may_end_paragraph(b, i, closes))
         if carried and _layout_break(out, prev, i, opens, closes):
             out[root] = _join(out[root], b)
             out[i] = replace(b.dropped(DropReason.CONTINUED), meta=(*b.meta, ("continues", str(out[root].seq))))

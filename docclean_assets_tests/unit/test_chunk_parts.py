@@ -2,6 +2,8 @@
 do not head it; a document that only changes its prose size between sections has no parts."""
 from __future__ import annotations
 
+import pytest
+
 from docclean_assets.extract.chunk import blocks_to_chunks
 from docclean_assets.extract.chunk_parts import blocks_to_part_starts
 from docclean_assets.extract.model import BBox, Block
@@ -112,3 +114,8 @@ def test_a_size_change_shorter_than_part_min_pages_is_no_part():
 def test_blocks_without_font_sizes_have_no_parts():
     blocks = [Block("heading", "A", seq=0, level=1), Block("paragraph", "x " * 600, seq=1)]
     assert blocks_to_part_starts(blocks, S) == frozenset()
+
+
+def test_a_part_needs_at_least_one_page():
+    with pytest.raises(ValueError, match="part_min_pages"):
+        ChunkSettings(part_min_pages=0)

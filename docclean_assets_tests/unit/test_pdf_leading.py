@@ -101,3 +101,8 @@ def test_widely_spaced_lines_that_each_stand_alone_stay_apart(texts):
     lines = [_line(t, 72.0 + i * SIZE * 1.8) for i, t in enumerate(texts)]  # 0.8 em apart
     assert page_leading_em(lines, S) is None
     assert len(lines_to_blocks(lines, 1, S)) == len(lines)
+
+
+def test_the_leading_needs_at_least_one_pair():
+    with pytest.raises(ValueError, match="paragraph_leading_min_pairs"):
+        PdfSettings(paragraph_leading_min_pairs=0)

@@ -139,9 +139,8 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
     Each line continues the most recent open block it overlaps horizontally when the vertical gap is
     at most the page's paragraph gap (`paragraph_gap_of`) x font size, the size does not jump, and no
     first-line indent or heading boundary intervenes (on a page set wider, the line above must have
-    wrapped);
-    otherwise it opens a new block. Blocks in different columns never share lines because their lines
-    do not overlap horizontally.
+    wrapped); otherwise it opens a new block. Blocks in different columns never share lines because
+    their lines do not overlap horizontally.
     """
     blocks: list[_Open] = []
     open_: list[_Open] = []

@@ -157,7 +157,7 @@ class PdfSettings:
     # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
     paragraph_gap_em: float = 0.6
     # A page set with a wider leading than `paragraph_gap_em` (1.5- or double-spaced: PepsiCo's plans
-    # and indentures in its 10-Ks, 11 pt at 0.75 em, paragraph skips 1.7 em) starts a paragraph where
+    # and indentures in its 10-Ks, 11 pt at 0.75-1.2 em, paragraph skips 1.7 em) starts a paragraph where
     # the gap passes its leading by this many em (the corpus papers' skip over their leading, 0.6 -
     # 0.2) or under a line that did not wrap. Its leading is the median gap under lines that wrap
     # mid-sentence over a line starting in lower case (certainly one paragraph), measured from at
@@ -166,7 +166,7 @@ class PdfSettings:
     paragraph_leading_min_pairs: int = 5
     # A line wrapped (its paragraph goes on below it) when the next line's first word, after a space of
     # this many em, would not have fit before the right edge of the lines in its column: justified
-    # and ragged text alike (an interword space is 0.25-0.33 em in the filings' Times).
+    # and ragged text alike (Times' space is 0.25 em wide, justified spaces wider).
     paragraph_word_space_em: float = 0.25
     # Adjacent lines whose dominant sizes differ by more than this factor start a new block.
     size_change_ratio: float = 1.1
@@ -521,5 +521,7 @@ class PdfSettings:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
         if self.heading_size_ratio < 1.0 or self.size_change_ratio < 1.0:
             raise ValueError("PdfSettings size ratios must be >= 1")
+        if self.paragraph_leading_min_pairs < 1:
+            raise ValueError("PdfSettings.paragraph_leading_min_pairs must be at least 1")
         if self.rotated_min_angle_deg >= 45:
             raise ValueError("PdfSettings.rotated_min_angle_deg must be < 45")
