@@ -106,3 +106,17 @@ def test_widely_spaced_lines_that_each_stand_alone_stay_apart(texts):
 def test_the_leading_needs_at_least_one_pair():
     with pytest.raises(ValueError, match="paragraph_leading_min_pairs"):
         PdfSettings(paragraph_leading_min_pairs=0)
+
+
+def test_a_short_last_line_left_of_a_deep_first_line_indent_joins_its_paragraph():
+    # PepsiCo's definitions: first line indented 6 em, and "the Plan." ends the paragraph under it
+    def blocks(indent_em: float, first_text: str = "Pension: One or more payments payable to a person who is",
+               justified: bool = True) -> list[str]:
+        above = _line("the column's full measure, set well above the paragraph", 20.0, justified=True)
+        first = _line(first_text, 72.0, x0=72.0 + indent_em * SIZE, justified=justified)
+        last = _line("the Plan.", 72.0 + 1.2 * SIZE)
+        return [b.text for b in lines_to_blocks([above, first, last], 1, S)][1:]
+
+    assert blocks(6) == ["Pension: One or more payments payable to a person who is the Plan."]
+    assert len(blocks(6, "A short line", justified=False)) == 2  # it did not wrap: a line of its own
+    assert len(blocks(9)) == 2  # further right than an indent goes (`indent_max_em`)

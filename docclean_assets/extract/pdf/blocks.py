@@ -133,13 +133,29 @@ def paragraph_gap_of(lines: list[Line], s: PdfSettings) -> float:
     return leading + s.paragraph_gap_over_leading_em
 
 
+def _under_its_indent(open_: list[_Open], ln: Line, lines: list[Line], gap_em: float, s: PdfSettings) -> _Open | None:
+    """The one-line block whose first line is indented right past all of `ln` when `ln` is that
+    paragraph's short last line: within an indent of it, a line's gap below it, and the first line
+    wrapped (`ln`'s first word would not have fit beside it)."""
+    for b in open_:
+        first = b.lines[0]
+        big, small = max(ln.size, first.size), min(ln.size, first.size)
+        if len(b.lines) != 1 or not ln.x0 < ln.x1 <= first.x0 or first.x0 - ln.x0 > s.indent_max_em * first.size:
+            continue
+        if small > 0 and big / small <= s.size_change_ratio and 0 <= ln.top - first.bottom <= gap_em * big and (
+                _wrapped(first, ln, _Edges(lines), s)):
+            return b
+    return None
+
+
 def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list[PBlock]:
     """Group lines (sorted by top) into paragraph blocks.
 
     Each line continues the most recent open block it overlaps horizontally when the vertical gap is
     at most the page's paragraph gap (`paragraph_gap_of`) x font size, the size does not jump, and no
     first-line indent or heading boundary intervenes (on a page set wider, the line above must have
-    wrapped); otherwise it opens a new block. Blocks in different columns never share lines because
+    wrapped); a short last line under a deep first-line indent joins it too (`_under_its_indent`);
+    otherwise it opens a new block. Blocks in different columns never share lines because
     their lines do not overlap horizontally.
     """
     blocks: list[_Open] = []
@@ -158,6 +174,8 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
         if (target is not None and _continues(target, ln, settings, gap_em)
                 and (edges is None or _wrapped(target.lines[-1], ln, edges, settings))):
             target.add(ln)
+        elif target is None and (indented := _under_its_indent(open_, ln, lines, gap_em, settings)) is not None:
+            indented.add(ln)
         else:
             blk = _Open([ln], ln.x0, ln.top, ln.x1, ln.bottom)
             blocks.append(blk)

@@ -179,6 +179,10 @@ class PdfSettings:
     # A line starting this many em right of its block's left edge opens a new paragraph (first-line
     # indent); LaTeX \parindent is 1-1.5 em, Word's 0.5 in is ~4 em ...
     indent_min_em: float = 0.8
+    # ...and at most this many em: a paragraph of two lines whose short last line lies wholly left of
+    # its first line's indent still joins it (PepsiCo's plan definitions indent 5.9 em, 0.9 in at 11 pt;
+    # Word's default 0.5 in is 3.3-4 em). A line further left is another column's or a heading's.
+    indent_max_em: float = 8.0
     # ...when the line before it began within this many em of the block's left edge (it was no
     # indented first line, nor a hanging list item's continuation).
     indent_prev_left_em: float = 0.5
