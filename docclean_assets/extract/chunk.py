@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from docclean_assets.extract.chunk_parts import blocks_to_part_starts
+from docclean_assets.extract.chunk_parts import HEADS, blocks_to_part_starts, heading_level
 from docclean_assets.extract.chunk_tables import (
     ParsedTable, labels_only, linearize, linearize_rows, markdown, parse_markdown_table, table_part,
 )
@@ -30,7 +30,6 @@ from docclean_assets.extract.settings import ChunkSettings
 CHUNK_KINDS = BODY_KINDS | {Kind.FOOTNOTE, Kind.SPEAKER_NOTES, Kind.IMAGE_TEXT}
 # Kinds that make chunks of their own, anchored to the chunk they sit beside.
 SIDE_ROLES = {Kind.CALLOUT: "callout", Kind.FOOTNOTE: "footnote", Kind.SPEAKER_NOTES: "notes"}
-_HEADS = frozenset({Kind.TITLE, Kind.HEADING})
 # A sentence ends at . ! ? (optionally closed by a quote or bracket) before a space and a capital,
 # digit or opening quote: "U.S. sales" and "approx. 5" stay whole more often than not.
 _SENTENCE = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]?\s+(?=[A-Z0-9\"'\u201c(])")
@@ -128,8 +127,8 @@ def blocks_to_units(blocks: Sequence[Block], s: ChunkSettings, count: Counter) -
     parts = blocks_to_part_starts(blocks, s)
     first_page = min((b.page for b in kept if b.page is not None), default=None)
     for b in kept:
-        if b.kind in _HEADS:
-            level = 0 if b.kind == Kind.TITLE else max(b.level or 1, 1)
+        if b.kind in HEADS:
+            level = heading_level(b)
             if b.seq in parts:  # a new part: only the title and the file's first page head it
                 stack = [e for e in stack if e[0] == 0 or e[2]]
             while stack and stack[-1][0] >= level:
@@ -429,7 +428,7 @@ def blocks_to_chunks(blocks: Sequence[Block], s: ChunkSettings | None = None) ->
     count = token_counter(s.tokenizer)
     units = blocks_to_units(blocks, s, count)
     chunks, anchors = units_to_chunks(units, s, count)
-    return [replace(c, flags=(*c.flags, HEADINGS_ONLY)) if set(c.kinds) <= _HEADS and HEADINGS_ONLY not in c.flags else c
+    return [replace(c, flags=(*c.flags, HEADINGS_ONLY)) if set(c.kinds) <= HEADS and HEADINGS_ONLY not in c.flags else c
             for c in link_side_chunks(chunks, anchors, s, count)]
 
 

@@ -20,7 +20,7 @@ from docclean_assets.extract.model import Block, Kind, count_chars
 from docclean_assets.extract.settings import ChunkSettings
 
 _PROSE = frozenset({Kind.PARAGRAPH, Kind.LIST_ITEM})
-_HEADS = frozenset({Kind.TITLE, Kind.HEADING})
+HEADS = frozenset({Kind.TITLE, Kind.HEADING})  # the kinds that open a heading path
 
 
 def blocks_to_part_starts(blocks: Sequence[Block], s: ChunkSettings) -> frozenset[int]:
@@ -41,8 +41,8 @@ def blocks_to_part_starts(blocks: Sequence[Block], s: ChunkSettings) -> frozense
         if size == current or len(run) < s.part_min_pages or any(other != size for _, other in run):
             continue
         opening = _opening_heading(by_page[page], s)
-        used = {_level(b) for p in range(part_first, page) for b in by_page.get(p, ()) if b.kind in _HEADS}
-        if opening is not None and (_level(opening) not in used or _centred(opening, s)):
+        used = {heading_level(b) for p in range(part_first, page) for b in by_page.get(p, ()) if b.kind in HEADS}
+        if opening is not None and (heading_level(opening) not in used or _centred(opening, s)):
             starts.append(opening.seq)
         current, part_first = size, page
     return frozenset(starts)
@@ -66,16 +66,16 @@ def _modal(sizes: Counter[float]) -> float:
 def _opening_heading(page: list[Block], s: ChunkSettings) -> Block | None:
     """The page's first heading when only short lines (running heads, labels) come before it."""
     for b in page:
-        if b.kind in _HEADS:
+        if b.kind in HEADS:
             return b
         if b.kind == Kind.TABLE or len(b.text) > s.part_lead_max_chars:
             return None
     return None
 
 
-def _level(b: Block) -> int:
-    """A heading's level; the title is level 0."""
-    return 0 if b.kind == Kind.TITLE else b.level or 1
+def heading_level(b: Block) -> int:
+    """A heading's level in its path (1 = top, unset counts as 1); the title is level 0."""
+    return 0 if b.kind == Kind.TITLE else max(b.level or 1, 1)
 
 
 def _centred(b: Block, s: ChunkSettings) -> bool:

@@ -107,11 +107,11 @@ def _wrapped(line: Line, below: Line, edges: _Edges, s: PdfSettings) -> bool:
     return line.x1 + s.paragraph_word_space_em * line.size + width > edges.of(line)
 
 
-def page_leading_em(lines: list[Line], s: PdfSettings) -> float | None:
+def page_leading_em(lines: list[Line], s: PdfSettings, edges: _Edges | None = None) -> float | None:
     """The gap between the lines of one paragraph on this page, em: the median under lines that wrap
     mid-sentence (end in a letter or comma where the next word did not fit) over a line that starts
     in lower case; None below `paragraph_leading_min_pairs` of them."""
-    gaps, edges = [], _Edges(lines)
+    gaps, edges = [], edges if edges is not None else _Edges(lines)
     for i, ln in enumerate(lines):
         if not ln.text[:1].islower():
             continue
@@ -124,16 +124,16 @@ def page_leading_em(lines: list[Line], s: PdfSettings) -> float | None:
     return median(gaps) if len(gaps) >= s.paragraph_leading_min_pairs else None
 
 
-def paragraph_gap_of(lines: list[Line], s: PdfSettings) -> float:
+def paragraph_gap_of(lines: list[Line], s: PdfSettings, edges: _Edges | None = None) -> float:
     """The line gap, em, above which a line on this page starts a new paragraph: `paragraph_gap_em`, or
     past the page's own leading on a page set wider than that (1.5- or double-spaced)."""
-    leading = page_leading_em(lines, s)
+    leading = page_leading_em(lines, s, edges)
     if leading is None or leading < s.paragraph_gap_em:
         return s.paragraph_gap_em
     return leading + s.paragraph_gap_over_leading_em
 
 
-def _under_its_indent(open_: list[_Open], ln: Line, lines: list[Line], gap_em: float, s: PdfSettings) -> _Open | None:
+def _under_its_indent(open_: list[_Open], ln: Line, edges: _Edges, gap_em: float, s: PdfSettings) -> _Open | None:
     """The one-line block whose first line is indented right past all of `ln` when `ln` is that
     paragraph's short last line: within an indent of it, a line's gap below it, and the first line
     wrapped (`ln`'s first word would not have fit beside it)."""
@@ -143,7 +143,7 @@ def _under_its_indent(open_: list[_Open], ln: Line, lines: list[Line], gap_em: f
         if len(b.lines) != 1 or not ln.x0 < ln.x1 <= first.x0 or first.x0 - ln.x0 > s.indent_max_em * first.size:
             continue
         if small > 0 and big / small <= s.size_change_ratio and 0 <= ln.top - first.bottom <= gap_em * big and (
-                _wrapped(first, ln, _Edges(lines), s)):
+                _wrapped(first, ln, edges, s)):
             return b
     return None
 
@@ -155,15 +155,16 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
     at most the page's paragraph gap (`paragraph_gap_of`) x font size, the size does not jump, and no
     first-line indent or heading boundary intervenes (on a page set wider, the line above must have
     wrapped); a short last line under a deep first-line indent joins it too (`_under_its_indent`);
-    otherwise it opens a new block. Blocks in different columns never share lines because
-    their lines do not overlap horizontally.
+    otherwise it opens a new block. Blocks in different columns never share lines because their lines
+    do not overlap horizontally.
     """
     blocks: list[_Open] = []
     open_: list[_Open] = []
-    gap_em = paragraph_gap_of(lines, settings)
+    edges = _Edges(lines)
+    gap_em = paragraph_gap_of(lines, settings, edges)
     # where the leading is as wide as a paragraph skip, only a line that wrapped goes on below: a line
     # the author broke (a paragraph's last, a title's) ends its block
-    edges = _Edges(lines) if gap_em > settings.paragraph_gap_em else None
+    wide = gap_em > settings.paragraph_gap_em
     for ln in lines:
         # Close blocks left far behind (bounded search keeps this linear in practice).
         reach = settings.block_open_max_gap_em
@@ -172,9 +173,9 @@ def lines_to_blocks(lines: list[Line], page: int, settings: PdfSettings) -> list
         near = [b for b in open_ if _overlap(b.x0, b.x1, ln.x0, ln.x1) > 0 and b.lines[-1].top < ln.top]
         target = max(near, key=lambda b: b.lines[-1].bottom) if near else None
         if (target is not None and _continues(target, ln, settings, gap_em)
-                and (edges is None or _wrapped(target.lines[-1], ln, edges, settings))):
+                and (not wide or _wrapped(target.lines[-1], ln, edges, settings))):
             target.add(ln)
-        elif target is None and (indented := _under_its_indent(open_, ln, lines, gap_em, settings)) is not None:
+        elif target is None and (indented := _under_its_indent(open_, ln, edges, gap_em, settings)) is not None:
             indented.add(ln)
         else:
             blk = _Open([ln], ln.x0, ln.top, ln.x1, ln.bottom)

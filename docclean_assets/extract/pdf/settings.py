@@ -157,9 +157,9 @@ class PdfSettings:
     # starts; body leading is ~1.2 em in the corpus papers, paragraph skips are >= 1.6 em.
     paragraph_gap_em: float = 0.6
     # A page set with a wider leading than `paragraph_gap_em` (1.5- or double-spaced: PepsiCo's plans
-    # and indentures in its 10-Ks, 11 pt at 0.75-1.2 em, paragraph skips 1.7 em) starts a paragraph where
-    # the gap passes its leading by this many em (the corpus papers' skip over their leading, 0.6 -
-    # 0.2) or under a line that did not wrap. Its leading is the median gap under lines that wrap
+    # and indentures in its 10-Ks, 11 pt at 0.75-1.2 em, paragraph skips 1.7 em) starts a paragraph
+    # where the gap passes its leading by this many em (the corpus papers' skip over their leading,
+    # 0.6 - 0.2) or under a line that did not wrap. Its leading is the median gap under lines that wrap
     # mid-sentence over a line starting in lower case (certainly one paragraph), measured from at
     # least this many of them.
     paragraph_gap_over_leading_em: float = 0.4
