@@ -411,6 +411,67 @@ def test_rows_below_a_wider_gap_in_other_columns_start_another_table() -> None:
                                                               [f"Region {k}" for k in range(4)]]
 
 
+# (gap in points above the row, x of its label, label, figures): 10 pt rows 14 pt apart, figures
+# right-aligned at 490 and 590; section labels set at the margin 6 pt left of the row labels, one
+# section 2 em below the subtotal before it
+BALANCE_SHEET = [
+    (0, 66, "Assets", ()),
+    (4, 72, "Current assets:", ()),
+    (4, 78, "Cash and cash equivalents", ("5,794", "4,225")),
+    (4, 78, "Inventories, net", ("32", "43")),
+    (4, 72, "Property and equipment, net", ("253", "282")),
+    (4, 72, "Total assets", ("6,079", "4,550")),
+    (20, 66, "Liabilities and Shareholders' Equity", ()),
+    (4, 72, "Current liabilities:", ()),
+    (4, 78, "Accounts payable", ("292", "253")),
+    (4, 72, "Total liabilities", ("292", "253")),
+    (4, 66, "Commitments and contingencies (Note 9)", ()),
+    (4, 66, "Shareholders' equity:", ()),
+]
+WRAPPED_LABEL = ("Common stock, $0.01 par value, 100 shares authorized, 50 and 48 issued at",
+                 "December 31, 2023 and 2022, respectively")
+AFTER_WRAP = [(4, 72, "Retained earnings", ("5,787", "4,297")), (4, 72, "Total liabilities and equity", ("6,079", "4,550"))]
+
+
+def _sheet_rows(c: canvas.Canvas, rows: list[tuple[float, float, str, tuple[str, ...]]], top: float) -> float:
+    """Draw balance-sheet rows from `top`; the top of the next row."""
+    for gap, x, label, figures in rows:
+        top += gap
+        _text(c, x, top, label)
+        for k, fig in enumerate(figures):
+            c.drawRightString(490 + 100 * k, PAGE_H - top - 8, fig)
+        top += 10
+    return top
+
+
+def _draw_balance_sheet(c: canvas.Canvas) -> None:
+    """A filing's balance sheet: a centred title and unit, the dates heading the figures as one text
+    run, outdented section labels, and a label whose figures stand on its wrapped second line."""
+    for k, line in enumerate(("ACME CORP CONSOLIDATED BALANCE SHEETS", "(Amounts in millions)")):
+        c.setFont("Helvetica", 10)
+        c.drawCentredString(300, PAGE_H - 80 - 12 * k - 8, line)
+    _text(c, 452, 112, "Dec. 31, 2023   Dec. 31, 2022")
+    # the label's second line 10.5 pt under its first (its leading: closer than the rows' 14 pt pitch)
+    wrapped = [(4, 72, WRAPPED_LABEL[0], ()), (0.5, 76, WRAPPED_LABEL[1], ("\u2014", "\u2014"))]
+    _sheet_rows(c, [*BALANCE_SHEET, *wrapped, *AFTER_WRAP], 126.0)
+
+
+def test_a_balance_sheet_is_one_table_with_its_dates_section_labels_and_wrapped_labels() -> None:
+    ex = extract_pdf(make_pdf(_draw_balance_sheet), Settings())
+    tables = _tables(ex.blocks)
+    assert len(tables) == 1, [b.text for b in ex.blocks]
+    rows = _rows(tables[0].text)
+    # the dates, set as one run of text, head the two figure columns, not the label column
+    assert rows[0] == ["", "Dec. 31, 2023", "Dec. 31, 2022"]
+    labels = [label for _, _, label, _ in BALANCE_SHEET] + [" ".join(WRAPPED_LABEL)] + [a[2] for a in AFTER_WRAP]
+    assert [r[0] for r in rows[1:]] == labels
+    assert rows[labels.index(" ".join(WRAPPED_LABEL)) + 1][1:] == ["\u2014", "\u2014"]
+    assert rows[labels.index("Accounts payable") + 1][1:] == ["292", "253"]
+    # the centred title and unit stay out of the table (they head it from above)
+    prose = [b.text for b in ex.blocks if b.kind != "table"]
+    assert any("BALANCE SHEETS" in t for t in prose) and any("(Amounts in millions)" in t for t in prose)
+
+
 # ---------------------------------------------------------------- forms: fields, not tables
 
 ADDRESS_FORM = [["ACME CORP", ""], ["(Exact name of registrant as specified in its charter)", ""],

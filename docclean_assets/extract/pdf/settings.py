@@ -288,6 +288,15 @@ class PdfSettings:
     # right-aligned figures end within ~0.3 em of each other (a closing parenthesis hangs past).
     table_section_gap_em: float = 2.5
     table_column_align_em: float = 0.5
+    # A statement's one-cell section labels ("Liabilities and Shareholders' Equity", "Commitments and
+    # contingencies") may start up to this many body em left of its row labels: filings set them
+    # at the margin, 0.7 em left of rows indented under them (Activision's balance sheet).
+    table_label_outdent_em: float = 1.0
+    # A line above a borderless table heads its value columns only when it starts at most this many
+    # body em left of their leftmost figures: filings' column heads ("Carrying", "Share options",
+    # "Percent of our") start 0.3-0.8 em left of them, the statements' centred titles ("Consolidated
+    # Balance Sheets", "($ in millions)") 8-40 em (3M, Boeing and Amcor's 10-Ks).
+    table_head_max_lead_em: float = 1.5
     # A line crossing a column boundary of a borderless table is cut there when the word gap holding
     # the boundary is at least this many body em (header rows set with ~1 em gaps; a spanning
     # cell's own word spaces are ~0.25 em).

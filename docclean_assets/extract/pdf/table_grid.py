@@ -69,10 +69,12 @@ def lines_to_rows(lines: list[Line], lo: float, hi: float) -> list[Row]:
 
 def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]]:
     """Runs of close rows holding at least `table_min_aligned_rows` rows of two or more short
-    cells, with at most `table_max_single_rows` single-cell rows in a row between them; a row up to
+    cells, with at most `table_max_single_rows` single-cell rows in a row between them (a label's
+    first line whose figures stand on its wrapped last line counts with that row); a row up to
     `table_section_gap_em` below the run goes on with it when it keeps the run's columns."""
     runs: list[list[Row]] = []
     cur: list[Row] = []
+    pitch = row_pitch(rows)
 
     def close() -> None:
         while cur and len(cur[-1].cells) < 2:
@@ -82,7 +84,7 @@ def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]
         cur.clear()
 
     singles = 0
-    for row in rows:
+    for i, row in enumerate(rows):
         tabular = _tabular(row, cur, s)
         gap = row.top - cur[-1].bottom if cur else 0.0
         if cur and (not tabular or (gap > s.table_row_gap_em * body
@@ -94,13 +96,38 @@ def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]
             cur.append(row)
             singles = 0
         elif cur:
-            singles += 1
+            nxt = rows[i + 1] if i + 1 < len(rows) else None
+            singles += 0 if nxt is not None and _wraps_onto(row, nxt, pitch, body, s) else 1
             if singles > s.table_max_single_rows:
                 close()
             else:
                 cur.append(row)
     close()
     return runs
+
+
+def row_pitch(rows: list[Row]) -> float | None:
+    """The median distance from top to top between consecutive rows of several cells (None: no pair)."""
+    pitches = sorted(b.top - a.top for a, b in zip(rows, rows[1:]) if len(a.cells) >= 2 and len(b.cells) >= 2)
+    return pitches[len(pitches) // 2] if pitches else None
+
+
+def _wraps_onto(row: Row, below: Row, pitch: float | None, body: float, s: PdfSettings) -> bool:
+    """Whether a one-cell row is a label's first line whose figures stand on its last line below
+    ("Common stock, $0.01 par value, ... shares issued at" over "December 31, 2023 and 2022,
+    respectively  —  —"): the row below holds figures and follows closer than
+    `table_wrap_max_pitch_fraction` of the row pitch, its first cell starting where this line
+    starts or indented under it (within `table_column_align_em` body em left, a hanging indent
+    right) and ending no further right than this line (a wrapped line is the fuller one; a unit,
+    "(In millions)", over a row is shorter than its label), and this line ending before the figures
+    start (one that reaches over them would take them into its cell). A label ending in a colon
+    introduces rows and wraps onto none."""
+    if pitch is None or len(row.cells) != 1 or len(below.cells) < 2 or row.cells[0].text.rstrip().endswith(":"):
+        return False
+    first, tol = row.cells[0], s.table_column_align_em * body
+    return (below.top - row.top < s.table_wrap_max_pitch_fraction * pitch
+            and first.x0 - tol <= below.cells[0].x0 < first.x1 and below.cells[0].x1 <= first.x1 + tol
+            and first.x1 < below.cells[1].x0 and all(_NUMERIC_CELL.match(c.text) for c in below.cells[1:]))
 
 
 def _tabular(row: Row, run: list[Row], s: PdfSettings) -> bool:
@@ -122,11 +149,16 @@ def _tabular(row: Row, run: list[Row], s: PdfSettings) -> bool:
 
 def _in_columns(row: Row, run: list[Row], body: float, s: PdfSettings) -> bool:
     """Whether a row below a wider gap goes on with the run's columns (a statement's subtotal or next
-    section): a label starting where the run's labels start, and its further cells each starting or
-    ending where a cell of the run does (right-aligned figures), within `table_column_align_em`."""
+    section): a label starting where the run's labels start (a one-cell section label up to
+    `table_label_outdent_em` further left), and its further cells each starting or ending where a
+    cell of the run does (right-aligned figures), within `table_column_align_em`."""
     tol = s.table_column_align_em * body
     multi = [r for r in run if len(r.cells) >= 2]
-    if not multi or abs(row.cells[0].x0 - min(r.cells[0].x0 for r in multi)) > tol:
+    if not multi:
+        return False
+    start = min(r.cells[0].x0 for r in multi)
+    outdent = s.table_label_outdent_em * body if len(row.cells) == 1 else 0.0
+    if not start - tol - outdent <= row.cells[0].x0 <= start + tol:
         return False
     starts = [c.x0 for r in multi for c in r.cells[1:]]
     ends = [c.x1 for r in multi for c in r.cells[1:]]
@@ -136,22 +168,59 @@ def _in_columns(row: Row, run: list[Row], body: float, s: PdfSettings) -> bool:
 
 def _heads(run: list[Row], rows: list[Row], body: float, s: PdfSettings) -> list[Row]:
     """Single-cell rows just above the run that head its data columns (a "Year Ended" spanning the
-    value columns): short, close, right of the first column's start and within the run's x-range."""
-    x0 = min(c.x0 for r in run for c in r.cells)
-    x1 = max(c.x1 for r in run for c in r.cells)
-    first_col_end = min(r.cells[0].x1 for r in run if len(r.cells) >= 2)
+    value columns), with the section labels between them and its first row (`_labels_above`);
+    without heads, none (the labels are then a caption or lead-in line)."""
+    k = rows.index(run[0])
+    labels = _labels_above(run, rows[:k], body, s)
+    heads = _column_heads_above(run, rows[:k - len(labels)], (labels or run)[0].top, body, s)
+    return heads + labels if heads else []
+
+
+def _close_single(r: Row, top: float, body: float, s: PdfSettings) -> bool:
+    """A one-cell row at most `table_row_gap_em` above `top`."""
+    return not r.blocked and len(r.cells) == 1 and top - r.bottom <= s.table_row_gap_em * body
+
+
+def _labels_above(run: list[Row], above: list[Row], body: float, s: PdfSettings) -> list[Row]:
+    """In a table of labelled figures, the section labels right above its first row ("Assets",
+    "Current assets:"): at most `table_max_single_rows` short one-cell rows starting in the label
+    column (or up to `table_label_outdent_em` left of it) and ending before the figures."""
+    multi = [r for r in run if len(r.cells) >= 2]
+    if not all(_NUMERIC_CELL.match(c.text) for r in multi for c in r.cells[1:]):
+        return []
+    first_col_end = min(r.cells[0].x1 for r in multi)
+    labels_from = min(r.cells[0].x0 for r in multi) - (s.table_label_outdent_em + s.table_column_align_em) * body
+    values_from = min(r.cells[1].x0 for r in multi)
     out: list[Row] = []
-    k = rows.index(run[0]) - 1
-    while k >= 0 and len(out) < s.table_max_single_rows:
-        r = rows[k]
-        top = (out[0] if out else run[0]).top
-        if r.blocked or len(r.cells) != 1 or top - r.bottom > s.table_row_gap_em * body:
-            break
-        c = r.cells[0]
-        if len(c.words) > s.table_max_cell_words or c.x0 <= first_col_end or c.x0 < x0 or c.x1 > x1:
+    for r in reversed(above):
+        c = r.cells[0] if r.cells else None
+        if (len(out) == s.table_max_single_rows or not _close_single(r, (out or run)[0].top, body, s)
+                or not (labels_from <= c.x0 <= first_col_end and c.x1 < values_from)
+                or len(c.words) > s.table_max_cell_words):
             break
         out.insert(0, r)
-        k -= 1
+    return out
+
+
+def _column_heads_above(run: list[Row], above: list[Row], top: float, body: float, s: PdfSettings) -> list[Row]:
+    """Up to `table_max_single_rows` one-cell rows right above `top` that head the run's value
+    columns: short, within the run's x-range, right of the first column's start and at most
+    `table_head_max_lead_em` left of the first figures (a title centred over the whole table,
+    "Consolidated Balance Sheets", "($ in millions)", starts far further left)."""
+    multi = [r for r in run if len(r.cells) >= 2]
+    x0 = min(c.x0 for r in run for c in r.cells)
+    x1 = max(c.x1 for r in run for c in r.cells)
+    first_col_end = min(r.cells[0].x1 for r in multi)
+    values_from = min(r.cells[1].x0 for r in multi)
+    out: list[Row] = []
+    for r in reversed(above):
+        if len(out) == s.table_max_single_rows or not _close_single(r, (out[0].top if out else top), body, s):
+            break
+        c = r.cells[0]
+        if (len(c.words) > s.table_max_cell_words or c.x0 <= first_col_end or c.x0 < x0 or c.x1 > x1
+                or c.x0 < values_from - s.table_head_max_lead_em * body):
+            break
+        out.insert(0, r)
     return out
 
 
@@ -198,12 +267,13 @@ def _least_crossed_middle(crossing: list[int]) -> float:
     return start + length / 2
 
 
-def split_at_bounds(ln: Line, bounds: list[float], min_gap: float) -> list[Line]:
+def split_at_bounds(ln: Line, bounds: list[float], min_gap: float, any_gap: bool = False) -> list[Line]:
     """The line cut at its word gaps of at least `min_gap` points that hold a column boundary (a
-    header row set with narrow gaps, a long label running close to its value)."""
+    header row set with narrow gaps, a long label running close to its value); with `any_gap`, at
+    every such gap (a head row's several column heads set as one run of text)."""
     pieces: list[list[Word]] = [[ln.words[0]]]
     for a, b in zip(ln.words, ln.words[1:], strict=False):
-        if b.x0 - a.x1 >= min_gap and bisect_right(bounds, a.x1) != bisect_right(bounds, b.x0):
+        if b.x0 - a.x1 >= min_gap and (any_gap or bisect_right(bounds, a.x1) != bisect_right(bounds, b.x0)):
             pieces.append([])
         pieces[-1].append(b)
     return [ln] if len(pieces) == 1 else [make_line(p) for p in pieces]
@@ -233,17 +303,29 @@ def graphics_to_rules(graphics: list[Graphic], s: PdfSettings) -> list[Rule]:
     return out
 
 
-def _placed(row: Row, bounds: list[float], min_gap: float) -> list[tuple[int, int, list[Line]]]:
+def _placed(row: Row, bounds: list[float], min_gap: float, head: bool = False) -> list[tuple[int, int, list[Line]]]:
     """The row's cells as (first column, last column, lines): lines cut at boundaries in their wide
-    word gaps, lines of one row falling in one column joined."""
+    word gaps, lines of one row falling in one column joined; a cell reaching past a boundary ends
+    before the column of the next cell when it is clear of it (a long label over the gap before its
+    figures, whose boundary is set by the rows of short labels). A head row's line of several column
+    heads set as one run of text ("At December 31, 2019   At December 31, 2018") is cut at each
+    of its wide gaps, and each head goes to the column holding its middle (heads are centred over
+    their figures, and may reach past a boundary set left of them by the "$" signs)."""
     placed: list[tuple[int, int, list[Line]]] = []
-    for ln in (piece for whole in row.cells for piece in split_at_bounds(whole, bounds, min_gap)):
-        c0, c1 = bisect_right(bounds, ln.x0), bisect_right(bounds, ln.x1)
-        if placed and c0 <= placed[-1][1]:
-            a, b, lns = placed[-1]
-            placed[-1] = (a, max(b, c1), [*lns, ln])
-        else:
-            placed.append((c0, c1, [ln]))
+    for whole in row.cells:
+        pieces = split_at_bounds(whole, bounds, min_gap, any_gap=head)
+        for ln in pieces:
+            c0, c1 = bisect_right(bounds, ln.x0), bisect_right(bounds, ln.x1)
+            if head and len(pieces) > 1:
+                c0 = c1 = bisect_right(bounds, (ln.x0 + ln.x1) / 2)
+            if placed and c0 <= placed[-1][1] and placed[-1][0] < c0 and ln.x0 - placed[-1][2][-1].x1 >= min_gap:
+                a, _, lns = placed[-1]  # a cell reaching past a boundary, clear of the next: it ends before it
+                placed[-1] = (a, c0 - 1, lns)
+            if placed and c0 <= placed[-1][1]:
+                a, b, lns = placed[-1]
+                placed[-1] = (a, max(b, c1), [*lns, ln])
+            else:
+                placed.append((c0, c1, [ln]))
     return placed
 
 
@@ -275,7 +357,8 @@ def run_to_grid(run: list[Row], bounds: list[float], body: float, s: PdfSettings
     """The run's cells on the columns cut at `bounds` (`_placed`), a header cell over a rule
     spanning the columns the rule covers (`_rule_span`), and how many cells of multi-cell rows
     straddle a column boundary."""
-    rows = [_placed(row, bounds, s.table_cell_split_gap_em * body) for row in run]
+    first_figures = next((i for i, row in enumerate(run) if len(row.cells) >= 2), 0)  # rows above it: heads
+    rows = [_placed(row, bounds, s.table_cell_split_gap_em * body, head=i < first_figures) for i, row in enumerate(run)]
     extents: dict[int, tuple[float, float]] = {}  # x-range of the one-column cells of each column
     for placed in rows:
         for c0, c1, lns in placed:
@@ -334,11 +417,11 @@ def _join_wrapped(run: list[Row], body: float, s: PdfSettings) -> list[Row]:
     `table_column_align_em` body em) and in lower case (it carries on a phrase; a section label under
     a header row, "CALCULATION OF RETURN ON ASSETS", does not), closer to it than
     `table_wrap_max_pitch_fraction` of the run's row pitch (the median distance between rows of
-    several cells)."""
-    pitches = sorted(b.top - a.top for a, b in zip(run, run[1:]) if len(a.cells) >= 2 and len(b.cells) >= 2)
-    if not pitches:
+    several cells). A label's first line whose figures stand on its last line (`_wraps_onto`) joins
+    the row below it."""
+    pitch = row_pitch(run)
+    if pitch is None:
         return run
-    pitch = pitches[len(pitches) // 2]
     out = [run[0]]
     for row in run[1:]:
         above = out[-1]
@@ -348,6 +431,8 @@ def _join_wrapped(run: list[Row], body: float, s: PdfSettings) -> list[Row]:
             first = [c for c in above.cells if c.x0 <= above.cells[0].x1]  # the first cell's lines so far
             cells = [*first, row.cells[0], *above.cells[len(first):]]
             out[-1] = Row(cells, above.top, max(above.bottom, row.bottom), above.blocked or row.blocked)
+        elif _wraps_onto(above, row, pitch, body, s):
+            out[-1] = Row([*above.cells, *row.cells], above.top, row.bottom, above.blocked or row.blocked)
         else:
             out.append(row)
     return out
