@@ -193,10 +193,10 @@ def _labels_above(run: list[Row], above: list[Row], body: float, s: PdfSettings)
     values_from = min(r.cells[1].x0 for r in multi)
     out: list[Row] = []
     for r in reversed(above):
-        c = r.cells[0] if r.cells else None
-        if (len(out) == s.table_max_single_rows or not _close_single(r, (out or run)[0].top, body, s)
-                or not (labels_from <= c.x0 <= first_col_end and c.x1 < values_from)
-                or len(c.words) > s.table_max_cell_words):
+        if len(out) == s.table_max_single_rows or not _close_single(r, (out or run)[0].top, body, s):
+            break
+        c = r.cells[0]
+        if not (labels_from <= c.x0 <= first_col_end and c.x1 < values_from) or len(c.words) > s.table_max_cell_words:
             break
         out.insert(0, r)
     return out
