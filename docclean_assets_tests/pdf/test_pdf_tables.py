@@ -472,6 +472,22 @@ def test_a_balance_sheet_is_one_table_with_its_dates_section_labels_and_wrapped_
     assert any("BALANCE SHEETS" in t for t in prose) and any("(Amounts in millions)" in t for t in prose)
 
 
+def test_a_lead_in_sentence_at_the_margin_after_a_subtotal_starts_the_next_table() -> None:
+    """Short section labels set at the margin continue a statement; a sentence set there is the
+    next table's lead-in, even when that table keeps the same columns."""
+    lead = "Maturities of operating lease liabilities for the next five years are as follows:"
+
+    def draw(c: canvas.Canvas) -> None:
+        leases = [(4, 72, f"Lease item {k}", ("10", "20")) for k in range(4)]
+        years = [(4, 72, str(2024 + k), ("5", "6")) for k in range(4)]
+        _sheet_rows(c, [*leases, (20, 66, lead, ()), *years], 100.0)
+
+    blocks = extract_pdf(make_pdf(draw), Settings()).blocks
+    assert [[r[0] for r in _rows(t.text)] for t in _tables(blocks)] == [
+        [f"Lease item {k}" for k in range(4)], [str(2024 + k) for k in range(4)]]
+    assert lead in [b.text for b in blocks if b.kind != "table"]
+
+
 # ---------------------------------------------------------------- forms: fields, not tables
 
 ADDRESS_FORM = [["ACME CORP", ""], ["(Exact name of registrant as specified in its charter)", ""],

@@ -289,8 +289,9 @@ class PdfSettings:
     table_section_gap_em: float = 2.5
     table_column_align_em: float = 0.5
     # A statement's one-cell section labels ("Liabilities and Shareholders' Equity", "Commitments and
-    # contingencies") may start up to this many body em left of its row labels: filings set them
-    # at the margin, 0.7 em left of rows indented under them (Activision's balance sheet).
+    # contingencies", of at most `table_max_cell_words` words) may start up to this many body em left
+    # of its row labels (besides `table_column_align_em`): filings set them at the margin, 0.7-1.4
+    # em left of the rows under them (Activision's, Amcor's and MGM's statements).
     table_label_outdent_em: float = 1.0
     # A line above a borderless table heads its value columns only when it starts at most this many
     # body em left of their leftmost figures: filings' column heads ("Carrying", "Share options",

@@ -149,15 +149,17 @@ def _tabular(row: Row, run: list[Row], s: PdfSettings) -> bool:
 
 def _in_columns(row: Row, run: list[Row], body: float, s: PdfSettings) -> bool:
     """Whether a row below a wider gap goes on with the run's columns (a statement's subtotal or next
-    section): a label starting where the run's labels start (a one-cell section label up to
-    `table_label_outdent_em` further left), and its further cells each starting or ending where a
+    section): a label starting where the run's labels start (a one-cell section label of at most
+    `table_max_cell_words` words up to `table_label_outdent_em` further left; a longer line there is
+    the next table's lead-in), and its further cells each starting or ending where a
     cell of the run does (right-aligned figures), within `table_column_align_em`."""
     tol = s.table_column_align_em * body
     multi = [r for r in run if len(r.cells) >= 2]
     if not multi:
         return False
     start = min(r.cells[0].x0 for r in multi)
-    outdent = s.table_label_outdent_em * body if len(row.cells) == 1 else 0.0
+    label = len(row.cells) == 1 and len(row.cells[0].words) <= s.table_max_cell_words  # a sentence is a lead-in
+    outdent = s.table_label_outdent_em * body if label else 0.0
     if not start - tol - outdent <= row.cells[0].x0 <= start + tol:
         return False
     starts = [c.x0 for r in multi for c in r.cells[1:]]
