@@ -168,13 +168,32 @@ def _in_columns(row: Row, run: list[Row], body: float, s: PdfSettings) -> bool:
                for c in row.cells[1:])
 
 
+class _Frame(NamedTuple):
+    """Where a run's cells lie: its x-range, where its row labels start, where the shortest label
+    ends, and where its figures start (leftmost second cell of its rows of several cells)."""
+
+    x0: float
+    x1: float
+    labels_start: float
+    first_col_end: float
+    values_from: float
+
+
+def _frame(run: list[Row]) -> _Frame:
+    multi = [r for r in run if len(r.cells) >= 2]
+    return _Frame(min(c.x0 for r in run for c in r.cells), max(c.x1 for r in run for c in r.cells),
+                  min(r.cells[0].x0 for r in multi), min(r.cells[0].x1 for r in multi),
+                  min(r.cells[1].x0 for r in multi))
+
+
 def _heads(run: list[Row], rows: list[Row], body: float, s: PdfSettings) -> list[Row]:
     """Single-cell rows just above the run that head its data columns (a "Year Ended" spanning the
     value columns), with the section labels between them and its first row (`_labels_above`);
     without heads, none (the labels are then a caption or lead-in line)."""
-    k = rows.index(run[0])
-    labels = _labels_above(run, rows[:k], body, s)
-    heads = _column_heads_above(run, rows[:k - len(labels)], (labels or run)[0].top, body, s)
+    k, frame = rows.index(run[0]), _frame(run)
+    figures = all(_NUMERIC_CELL.match(c.text) for r in run if len(r.cells) >= 2 for c in r.cells[1:])
+    labels = _labels_above(run[0].top, rows[:k], frame, body, s) if figures else []
+    heads = _column_heads_above((labels or run)[0].top, rows[:k - len(labels)], frame, body, s)
     return heads + labels if heads else []
 
 
@@ -183,44 +202,34 @@ def _close_single(r: Row, top: float, body: float, s: PdfSettings) -> bool:
     return not r.blocked and len(r.cells) == 1 and top - r.bottom <= s.table_row_gap_em * body
 
 
-def _labels_above(run: list[Row], above: list[Row], body: float, s: PdfSettings) -> list[Row]:
-    """In a table of labelled figures, the section labels right above its first row ("Assets",
-    "Current assets:"): at most `table_max_single_rows` short one-cell rows starting in the label
-    column (or up to `table_label_outdent_em` left of it) and ending before the figures."""
-    multi = [r for r in run if len(r.cells) >= 2]
-    if not all(_NUMERIC_CELL.match(c.text) for r in multi for c in r.cells[1:]):
-        return []
-    first_col_end = min(r.cells[0].x1 for r in multi)
-    labels_from = min(r.cells[0].x0 for r in multi) - (s.table_label_outdent_em + s.table_column_align_em) * body
-    values_from = min(r.cells[1].x0 for r in multi)
+def _labels_above(top: float, above: list[Row], f: _Frame, body: float, s: PdfSettings) -> list[Row]:
+    """In a table of labelled figures, the section labels right above `top`, its first row
+    ("Assets", "Current assets:"): at most `table_max_single_rows` short one-cell rows starting in
+    the label column (or up to `table_label_outdent_em` left of it) and ending before the figures."""
+    labels_from = f.labels_start - (s.table_label_outdent_em + s.table_column_align_em) * body
     out: list[Row] = []
     for r in reversed(above):
-        if len(out) == s.table_max_single_rows or not _close_single(r, (out or run)[0].top, body, s):
+        if len(out) == s.table_max_single_rows or not _close_single(r, out[0].top if out else top, body, s):
             break
         c = r.cells[0]
-        if not (labels_from <= c.x0 <= first_col_end and c.x1 < values_from) or len(c.words) > s.table_max_cell_words:
+        if not (labels_from <= c.x0 <= f.first_col_end and c.x1 < f.values_from) or len(c.words) > s.table_max_cell_words:
             break
         out.insert(0, r)
     return out
 
 
-def _column_heads_above(run: list[Row], above: list[Row], top: float, body: float, s: PdfSettings) -> list[Row]:
+def _column_heads_above(top: float, above: list[Row], f: _Frame, body: float, s: PdfSettings) -> list[Row]:
     """Up to `table_max_single_rows` one-cell rows right above `top` that head the run's value
     columns: short, within the run's x-range, right of the first column's start and at most
     `table_head_max_lead_em` left of the first figures (a title centred over the whole table,
     "Consolidated Balance Sheets", "($ in millions)", starts far further left)."""
-    multi = [r for r in run if len(r.cells) >= 2]
-    x0 = min(c.x0 for r in run for c in r.cells)
-    x1 = max(c.x1 for r in run for c in r.cells)
-    first_col_end = min(r.cells[0].x1 for r in multi)
-    values_from = min(r.cells[1].x0 for r in multi)
     out: list[Row] = []
     for r in reversed(above):
-        if len(out) == s.table_max_single_rows or not _close_single(r, (out[0].top if out else top), body, s):
+        if len(out) == s.table_max_single_rows or not _close_single(r, out[0].top if out else top, body, s):
             break
         c = r.cells[0]
-        if (len(c.words) > s.table_max_cell_words or c.x0 <= first_col_end or c.x0 < x0 or c.x1 > x1
-                or c.x0 < values_from - s.table_head_max_lead_em * body):
+        if (len(c.words) > s.table_max_cell_words or c.x0 <= f.first_col_end or c.x0 < f.x0 or c.x1 > f.x1
+                or c.x0 < f.values_from - s.table_head_max_lead_em * body):
             break
         out.insert(0, r)
     return out
