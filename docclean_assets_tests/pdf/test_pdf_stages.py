@@ -101,6 +101,21 @@ def test_a_line_wholly_in_parentheses_is_no_heading_however_it_is_set():
     assert [b.kind for b in out] == ["title", "paragraph", "paragraph", "paragraph", "heading", "paragraph"]
 
 
+def test_a_bold_title_over_its_unit_note_in_regular_weight_is_a_heading():
+    def titled(last: str, top: float) -> PBlock:
+        bold = _block(["American Water Works Company, Inc. and Subsidiary Companies",
+                       "Consolidated Statements of Changes in Shareholders' Equity"], 72, top, bold=True)
+        note = _line(last, 72, top + 24.0)
+        return PBlock((*bold.lines, note), 1)
+
+    statement = titled("(In millions, except per share data)", 100)  # 152 chars, 3/4 bold
+    prose = titled("were restated for the merger", 200)  # no unit note: a bold lead-in over prose
+    rule = _block(["______________________"], 72, 300, size=14)  # a rule set large
+    body = _block([PROSE, PROSE], 72, 400)
+    [out] = blocks_to_kinds([(INFO, [statement, prose, rule, body])], BODY, S)
+    assert [b.kind for b in out] == ["heading", "paragraph", "paragraph", "paragraph"]
+
+
 def test_a_clause_ending_in_a_semicolon_is_no_heading_however_it_is_set():
     clause = _block(["(i) the Excluded Books and Records;"], 72, 100, bold=True)
     last = _block(["(ii) all rights under the Agreements; and"], 72, 130, bold=True)

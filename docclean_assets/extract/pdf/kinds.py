@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docclean_assets.extract.pdf.model import PBlock
+from docclean_assets.extract.pdf.model import Line, PBlock, join_lines
 from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.labels import follows, is_first, list_label
 from docclean_assets.extract.pdf.settings import PdfSettings
@@ -41,16 +41,35 @@ def _never_a_title(text: str) -> bool:
 
 
 def _is_size_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
-    return b.size >= s.heading_size_ratio * body and len(b.text) <= s.heading_max_chars and not _never_a_title(b.text)
+    text = b.text
+    return (
+        b.size >= s.heading_size_ratio * body
+        and len(text) <= s.heading_max_chars
+        and not _never_a_title(text)
+        and any(ch.isalnum() for ch in text)  # a rule of underscores or dashes set large titles nothing
+    )
+
+
+def _titled_lines(b: PBlock) -> Sequence[Line]:
+    """The lines that must be bold for a bold heading: all but a last line in parentheses set in
+    regular weight under them, the unit note of a statement's title ("(In millions, except per share
+    data)"), which remarks on the title and is no part of its weight."""
+    lines = b.lines
+    if len(lines) > 1 and lines[-1].bold < lines[-1].n and _parenthetical(lines[-1].text):
+        return lines[:-1]
+    return lines
 
 
 def _is_bold_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
     text = b.text
+    lines = _titled_lines(b)
+    n = sum(ln.n for ln in lines)
     return (
         not _never_a_title(text)
-        and b.bold_fraction >= s.bold_heading_min_bold_fraction
-        and len(b.lines) <= s.bold_heading_max_lines
-        and len(text) <= s.bold_heading_max_chars
+        and n > 0
+        and sum(ln.bold for ln in lines) / n >= s.bold_heading_min_bold_fraction
+        and len(lines) <= s.bold_heading_max_lines
+        and len(text if len(lines) == len(b.lines) else join_lines([ln.text for ln in lines])) <= s.bold_heading_max_chars
         and b.size >= s.bold_heading_min_size_ratio * body
         and any(ch.isalpha() for ch in text)
     )

@@ -359,6 +359,8 @@ class PdfSettings:
     # wrapped in a narrow column (IRS instructions, the Federal Register); read on the 28 filings
     # and the corpus's PDFs, ~40 of ~45 three-line bold blocks are headings, four-line ones only 5
     # of 8 (form labels "Participant: Grant Date: Number of Shares: Fee Type:", a list of names).
+    # A last line wholly in parentheses set in regular weight, a statement's unit note "(In millions,
+    # except per share data)", counts in none of these (American Water Works' and Square's titles).
     bold_heading_min_bold_fraction: Fraction = 0.9
     bold_heading_max_lines: int = 3
     bold_heading_min_size_ratio: float = 0.95
