@@ -488,6 +488,32 @@ def test_a_lead_in_sentence_at_the_margin_after_a_subtotal_starts_the_next_table
     assert lead in [b.text for b in blocks if b.kind != "table"]
 
 
+def test_nested_section_labels_continue_a_statement_a_heading_over_column_heads_does_not() -> None:
+    """A balance sheet's equity section under four one-cell labels (at the margin, centred over the
+    labels, indented) stays in the table; a table below three one-cell lines that opens with its
+    column heads in the same columns is another table."""
+    equity = [(4, 72, "Retained earnings", ("5,787", "4,297")), (4, 72, "Total equity", ("5,787", "4,297"))]
+
+    def draw(c: canvas.Canvas) -> None:
+        top = _sheet_rows(c, BALANCE_SHEET[:6], 100.0)
+        top = _sheet_rows(c, [(4, 66, "Commitments and contingencies (Note 9)", ())], top)
+        c.setFont("Helvetica", 10)
+        c.drawCentredString(250, PAGE_H - top - 4 - 8, "Shareholders' Equity")  # centred over the labels
+        top = _sheet_rows(c, [(14, 72, "Acme shareholders' equity:", ()), (4, 78, "Ordinary shares:", ()),
+                              *equity], top)
+        top = _sheet_rows(c, [(20, 66, "Segment information", ()), (4, 66, "Revenue by region", ()),
+                              (4, 66, "(Amounts in millions)", ())], top)
+        for k, year in enumerate(("2023", "2022")):  # the next table's column heads, over its figures
+            c.drawRightString(490 + 100 * k, PAGE_H - top - 4 - 8, year)
+        _sheet_rows(c, [(4, 72, f"Region {k}", ("10", "20")) for k in range(4)], top + 14)
+
+    tables = _tables(extract_pdf(make_pdf(draw), Settings()).blocks)
+    assert [r[0] for r in _rows(tables[0].text)] == [
+        *(label for _, _, label, _ in BALANCE_SHEET[2:6]), "Commitments and contingencies (Note 9)",
+        "Shareholders' Equity", "Acme shareholders' equity:", "Ordinary shares:", "Retained earnings", "Total equity"]
+    assert len(tables) == 2 and [r[0] for r in _rows(tables[1].text)][-4:] == [f"Region {k}" for k in range(4)]
+
+
 # ---------------------------------------------------------------- forms: fields, not tables
 
 ADDRESS_FORM = [["ACME CORP", ""], ["(Exact name of registrant as specified in its charter)", ""],

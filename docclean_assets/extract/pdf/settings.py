@@ -280,6 +280,13 @@ class PdfSettings:
     # At most this many single-cell rows in a row inside a borderless table (section labels,
     # wrapped cell lines); more end it.
     table_max_single_rows: int = 2
+    # More, up to this many rows, when they are a statement's nested section labels in its label
+    # column and its labelled figures go on after them in its columns. Filings nest three to five
+    # rows: 3M's and CVS's balance sheets ("Commitments and contingencies", "Equity", "3M Company
+    # shareholders' equity:"), JPMorgan's notes ("Available-for-sale securities", "Mortgage-backed
+    # securities:", "Residential:"), Amcor's five (three labels, then the two lines of its share
+    # class's description). A table that follows under its own heading opens with column heads.
+    table_max_section_labels: int = 5
     # A row further below a borderless table than `table_row_gap_em` but at most this many body em
     # still belongs to it when its cells keep the table's columns: its label starts where the
     # table's labels do and every further cell starts or ends within `table_column_align_em` body em
@@ -533,6 +540,8 @@ class PdfSettings:
             raise ValueError("PdfSettings tables need table_min_rows >= 1, table_min_cols >= 2, table_min_aligned_rows >= 2")
         if self.table_section_gap_em < self.table_row_gap_em:
             raise ValueError("PdfSettings.table_section_gap_em must be >= table_row_gap_em")
+        if self.table_max_section_labels < self.table_max_single_rows:
+            raise ValueError("PdfSettings.table_max_section_labels must be >= table_max_single_rows")
         if self.watermark_min_lightness > self.watermark_max_lightness:
             raise ValueError("PdfSettings.watermark_min_lightness must be <= watermark_max_lightness")
         if self.heading_size_ratio < 1.0 or self.size_change_ratio < 1.0:

@@ -11,6 +11,7 @@ description plus its text rather than a misaligned grid.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -98,12 +99,47 @@ def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]
         elif cur:
             nxt = rows[i + 1] if i + 1 < len(rows) else None
             singles += 0 if nxt is not None and _wraps_onto(row, nxt, pitch, body, s) else 1
-            if singles > s.table_max_single_rows:
+            if singles > s.table_max_single_rows and not _labels_lead_on(rows, i, cur, singles, body, s):
                 close()
             else:
                 cur.append(row)
     close()
     return runs
+
+
+def _labels_lead_on(rows: list[Row], i: int, run: list[Row], singles: int, body: float, s: PdfSettings) -> bool:
+    """Whether the one-cell rows from `rows[i]` on (`singles` of them so far) are a statement's nested
+    section labels ("Commitments and contingencies", "Shareholders' Equity", "Amcor plc shareholders'
+    equity:") that the run's rows go on under: at most `table_max_section_labels` of them, the
+    one-cell rows that end the run among them, each a `_section_label` set in the run's label
+    column (from its labels' start, up to `table_label_outdent_em` further left, to clear of its
+    figures: at the margin, indented or centred over the labels); and the first row of several
+    cells after them a row label beside figures in the run's columns, starting where one of its
+    labels does (the next table would open with its column heads)."""
+    if not any(len(r.cells) >= 2 for r in run):
+        return False
+    j = i
+    while j < len(rows) and len(rows[j].cells) == 1:
+        j += 1
+    if j == len(rows) or singles + (j - i - 1) > s.table_max_section_labels:
+        return False
+    trailing = list(itertools.takewhile(lambda r: len(r.cells) < 2, reversed(run)))
+    f, tol = _frame(run), s.table_column_align_em * body
+    left = f.labels_start - tol - s.table_label_outdent_em * body
+    cells = [r.cells[0] for r in trailing + rows[i:j]]
+    if not all(_section_label(c.text, len(c.words), s) and left <= c.x0 < c.x1 < f.values_from for c in cells):
+        return False
+    after, multi = rows[j], [r for r in run if len(r.cells) >= 2]
+    starts = [r.cells[0].x0 for r in multi]
+    return (not after.blocked and any(ch.isalpha() for ch in after.cells[0].text)
+            and all(_NUMERIC_CELL.match(c.text) for c in after.cells[1:])
+            and any(abs(after.cells[0].x0 - x) <= tol for x in starts) and _values_in_columns(after, multi, tol))
+
+
+def _section_label(text: str, words: int, s: PdfSettings) -> bool:
+    """Whether a one-cell line may be a section label: at most `table_max_cell_words` words, not
+    starting in lower case (that is a wrapped label's next line: "of share-based awards to")."""
+    return words <= s.table_max_cell_words and not text.lstrip()[:1].islower()
 
 
 def row_pitch(rows: list[Row]) -> float | None:
@@ -160,8 +196,12 @@ def _in_columns(row: Row, run: list[Row], body: float, s: PdfSettings) -> bool:
     start = min(r.cells[0].x0 for r in multi)
     label = len(row.cells) == 1 and len(row.cells[0].words) <= s.table_max_cell_words  # a sentence is a lead-in
     outdent = s.table_label_outdent_em * body if label else 0.0
-    if not start - tol - outdent <= row.cells[0].x0 <= start + tol:
-        return False
+    return start - tol - outdent <= row.cells[0].x0 <= start + tol and _values_in_columns(row, multi, tol)
+
+
+def _values_in_columns(row: Row, multi: list[Row], tol: float) -> bool:
+    """Whether each of a row's cells after its label starts or ends within `tol` of where a cell
+    after the label of one of the rows `multi` does (right-aligned figures end together)."""
     starts = [c.x0 for r in multi for c in r.cells[1:]]
     ends = [c.x1 for r in multi for c in r.cells[1:]]
     return all(any(abs(c.x0 - x) <= tol for x in starts) or any(abs(c.x1 - x) <= tol for x in ends)
