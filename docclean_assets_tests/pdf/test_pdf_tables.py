@@ -514,6 +514,19 @@ def test_nested_section_labels_continue_a_statement_a_heading_over_column_heads_
     assert len(tables) == 2 and [r[0] for r in _rows(tables[1].text)][-4:] == [f"Region {k}" for k in range(4)]
 
 
+def test_a_label_wrapped_over_one_cell_lines_is_no_run_of_section_labels() -> None:
+    """Three one-cell lines whose second starts in lower case are one label wrapped in a narrow
+    column, not nested section labels: the rows under them do not join the table above."""
+    wrapped = ["Accrual of estimated costs", "of share-based awards to", "be granted in future"]
+
+    def draw(c: canvas.Canvas) -> None:
+        top = _sheet_rows(c, [(4, 72, f"Grant item {k}", ("10", "20")) for k in range(4)], 100.0)
+        _sheet_rows(c, [(4, 72, line, ()) for line in wrapped] + [(4, 72, "periods", ("30", "40"))], top)
+
+    tables = _tables(extract_pdf(make_pdf(draw), Settings()).blocks)
+    assert [r[0] for r in _rows(tables[0].text)] == [f"Grant item {k}" for k in range(4)]
+
+
 # ---------------------------------------------------------------- forms: fields, not tables
 
 ADDRESS_FORM = [["ACME CORP", ""], ["(Exact name of registrant as specified in its charter)", ""],
