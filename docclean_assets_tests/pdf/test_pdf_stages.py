@@ -108,7 +108,7 @@ def test_a_bold_title_over_its_unit_note_in_regular_weight_is_a_heading():
         note = _line(last, 72, top + 24.0)
         return PBlock((*bold.lines, note), 1)
 
-    statement = titled("(In millions, except per share data)", 100)  # 152 chars, 3/4 bold
+    statement = titled("(In millions, except per share data)", 100)  # 155 chars, 77% bold
     prose = titled("were restated for the merger", 200)  # no unit note: a bold lead-in over prose
     rule = _block(["______________________"], 72, 300, size=14)  # a rule set large
     body = _block([PROSE, PROSE], 72, 400)
