@@ -69,7 +69,7 @@ def _is_bold_heading(b: PBlock, body: float, s: PdfSettings) -> bool:
         and n > 0
         and sum(ln.bold for ln in lines) / n >= s.bold_heading_min_bold_fraction
         and len(lines) <= s.bold_heading_max_lines
-        and len(text if len(lines) == len(b.lines) else join_lines([ln.text for ln in lines])) <= s.bold_heading_max_chars
+        and len(text if lines is b.lines else join_lines([ln.text for ln in lines])) <= s.bold_heading_max_chars
         and b.size >= s.bold_heading_min_size_ratio * body
         and any(ch.isalpha() for ch in text)
     )

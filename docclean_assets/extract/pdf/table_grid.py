@@ -71,7 +71,8 @@ def lines_to_rows(lines: list[Line], lo: float, hi: float) -> list[Row]:
 def rows_to_runs(rows: list[Row], body: float, s: PdfSettings) -> list[list[Row]]:
     """Runs of close rows holding at least `table_min_aligned_rows` rows of two or more short
     cells, with at most `table_max_single_rows` single-cell rows in a row between them (a label's
-    first line whose figures stand on its wrapped last line counts with that row); a row up to
+    first line whose figures stand on its wrapped last line counts with that row; nested section
+    labels, up to `table_max_section_labels`, see `_labels_lead_on`); a row up to
     `table_section_gap_em` below the run goes on with it when it keeps the run's columns."""
     runs: list[list[Row]] = []
     cur: list[Row] = []
@@ -116,7 +117,8 @@ def _labels_lead_on(rows: list[Row], i: int, run: list[Row], singles: int, body:
     figures: at the margin, indented or centred over the labels); and the first row of several
     cells after them a row label beside figures in the run's columns, starting where one of its
     labels does (the next table would open with its column heads)."""
-    if not any(len(r.cells) >= 2 for r in run):
+    multi = [r for r in run if len(r.cells) >= 2]
+    if not multi:
         return False
     j = i
     while j < len(rows) and len(rows[j].cells) == 1:
@@ -125,12 +127,10 @@ def _labels_lead_on(rows: list[Row], i: int, run: list[Row], singles: int, body:
         return False
     trailing = list(itertools.takewhile(lambda r: len(r.cells) < 2, reversed(run)))
     f, tol = _frame(run), s.table_column_align_em * body
-    left = f.labels_start - tol - s.table_label_outdent_em * body
     cells = [r.cells[0] for r in trailing + rows[i:j]]
-    if not all(_section_label(c.text, len(c.words), s) and left <= c.x0 < c.x1 < f.values_from for c in cells):
+    if not all(_section_label(c.text, len(c.words), s) and _in_label_column(c, f, body, s) for c in cells):
         return False
-    after, multi = rows[j], [r for r in run if len(r.cells) >= 2]
-    starts = [r.cells[0].x0 for r in multi]
+    after, starts = rows[j], [r.cells[0].x0 for r in multi]
     return (not after.blocked and any(ch.isalpha() for ch in after.cells[0].text)
             and all(_NUMERIC_CELL.match(c.text) for c in after.cells[1:])
             and any(abs(after.cells[0].x0 - x) <= tol for x in starts) and _values_in_columns(after, multi, tol))
@@ -242,17 +242,22 @@ def _close_single(r: Row, top: float, body: float, s: PdfSettings) -> bool:
     return not r.blocked and len(r.cells) == 1 and top - r.bottom <= s.table_row_gap_em * body
 
 
+def _in_label_column(c: Line, f: _Frame, body: float, s: PdfSettings) -> bool:
+    """Whether a cell lies in the run's label column: from its labels' start (up to
+    `table_label_outdent_em` further left, within `table_column_align_em`) to clear of its figures."""
+    return f.labels_start - (s.table_label_outdent_em + s.table_column_align_em) * body <= c.x0 and c.x1 < f.values_from
+
+
 def _labels_above(top: float, above: list[Row], f: _Frame, body: float, s: PdfSettings) -> list[Row]:
     """In a table of labelled figures, the section labels right above `top`, its first row
     ("Assets", "Current assets:"): at most `table_max_single_rows` short one-cell rows starting in
     the label column (or up to `table_label_outdent_em` left of it) and ending before the figures."""
-    labels_from = f.labels_start - (s.table_label_outdent_em + s.table_column_align_em) * body
     out: list[Row] = []
     for r in reversed(above):
         if len(out) == s.table_max_single_rows or not _close_single(r, out[0].top if out else top, body, s):
             break
         c = r.cells[0]
-        if not (labels_from <= c.x0 <= f.first_col_end and c.x1 < f.values_from) or len(c.words) > s.table_max_cell_words:
+        if not (_in_label_column(c, f, body, s) and c.x0 <= f.first_col_end) or len(c.words) > s.table_max_cell_words:
             break
         out.insert(0, r)
     return out
