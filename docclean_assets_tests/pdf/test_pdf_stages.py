@@ -116,6 +116,26 @@ def test_a_bold_title_over_its_unit_note_in_regular_weight_is_a_heading():
     assert [b.kind for b in out] == ["heading", "paragraph", "paragraph", "paragraph"]
 
 
+def test_a_main_document_set_smaller_than_its_exhibits_keeps_its_bold_headings():
+    """A 10-K at 9 pt leads 14 pages of exhibits at 11 pt (which set the document's body): its bold
+    9 pt section heads are headings. The same bold 9 pt line is no heading among the exhibits, nor
+    when the 9 pt pages are too few to be a document, nor in a 9 pt stretch after the 11 pt body
+    took hold (notes in small print between sections, where bold lines are table labels)."""
+    def kinds(bodies: list[float | None]) -> list[str]:
+        pages = [(PageInfo(i + 1, 612.0, 792.0), [_block(["Impairment of Assets"], 72, 100, size=9.0, bold=True),
+                                                   _block([PROSE, PROSE], 72, 200, size=sz or 11.0)])
+                 for i, sz in enumerate(bodies)]
+        return [page[0].kind for page in blocks_to_kinds(pages, 11.0, S, bodies)]
+
+    lead = S.part_body_min_lead_pages
+    main = kinds([9.0] * lead + [11.0] * 14)
+    assert main == ["heading"] * lead + ["paragraph"] * 14
+    assert kinds([9.0] * (lead - 1) + [11.0] * 14) == ["paragraph"] * (lead - 1 + 14)
+    assert kinds([11.0] * 6 + [9.0] * lead + [11.0] * 6) == ["paragraph"] * (lead + 12)
+    # a cover page with too little text of its own (None) belongs to the document it leads
+    assert kinds([None, *[9.0] * lead, *[11.0] * 14]) == ["heading"] * (lead + 1) + ["paragraph"] * 14
+
+
 def test_a_clause_ending_in_a_semicolon_is_no_heading_however_it_is_set():
     clause = _block(["(i) the Excluded Books and Records;"], 72, 100, bold=True)
     last = _block(["(ii) all rights under the Agreements; and"], 72, 130, bold=True)

@@ -252,11 +252,11 @@ def _read_pages(pdf: pdfium.PdfDocument, report: DocReport, settings: Settings, 
     return pages
 
 
-def _page_body(chars: list[Char], body: float, s: PdfSettings) -> float:
+def _page_body(chars: list[Char], s: PdfSettings) -> float | None:
     """The page's own body size: its modal size where it has enough text (`page_body_min_chars`), else
-    the document's (`blocks_to_kinds` takes the larger of the two)."""
+    None (`blocks_to_kinds` then uses the document's)."""
     if sum(1 for c in chars if not c.text.isspace()) < s.page_body_min_chars:
-        return body
+        return None
     return modal_size(chars, s)
 
 
@@ -275,7 +275,7 @@ def _extract_text_layer(pdf: pdfium.PdfDocument, settings: Settings, flooded: di
     body = modal_size([c for p in pages for c in p.chars], s)
     layouts = [_page_blocks(p.info, p.chars, p.graphics, body, s) for p in pages]
     kinds = blocks_to_kinds([(p.info, layout.blocks) for p, layout in zip(pages, layouts, strict=True)], body, s,
-                            [_page_body(p.chars, body, s) for p in pages])
+                            [_page_body(p.chars, s) for p in pages])
     orders = [_page_order(p, lay, blocks, body, s) for p, lay, blocks in zip(pages, layouts, kinds, strict=True)]
     for order, layout in zip(orders, layouts, strict=True):
         report.unresolved_regions += order.unresolved

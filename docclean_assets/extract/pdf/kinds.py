@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from docclean_assets.extract.pdf.model import Line, PBlock, join_lines
@@ -88,28 +89,55 @@ def _other_kind(b: PBlock, body: float, s: PdfSettings) -> str:
     return "paragraph"
 
 
+def _most_set(sizes: Counter[float], default: float) -> float:
+    """The size most pages set (ties: the larger), `default` where there is none."""
+    return max(sizes, key=lambda sz: (sizes[sz], sz)) if sizes else default
+
+
+def _bold_floors(page_bodies: Sequence[float | None], body: float, s: PdfSettings) -> list[float]:
+    """The body size each page's bold headings are judged against: the document's, except on the
+    pages that lead up to where its body size takes hold when those are set smaller (a filing's
+    10-K at 9 pt before exhibits at 11 pt that set the document's body): theirs.
+
+    A page's part body is the size most pages with a body of their own set within
+    `part_body_window_pages` of it, so that a few pages of small print move nothing."""
+    w = s.part_body_window_pages
+    parts = [_most_set(Counter(sz for sz in page_bodies[max(i - w, 0):i + w + 1] if sz is not None), body)
+             for i in range(len(page_bodies))]
+    lead = next((i for i, size in enumerate(parts) if size >= body), len(parts))
+    if lead < s.part_body_min_lead_pages:
+        return [body] * len(parts)
+    own = _most_set(Counter(sz for sz in page_bodies[:lead] if sz is not None), body)
+    return [min(own, body)] * lead + [body] * (len(parts) - lead)
+
+
 def blocks_to_kinds(
     pages: list[tuple[PageInfo, list[PBlock]]], body: float, settings: PdfSettings,
-    page_bodies: Sequence[float] | None = None,
+    page_bodies: Sequence[float | None] | None = None,
 ) -> list[list[PBlock]]:
     """Each page's blocks with headings (size or bold), the title on page 1, captions and list items
     labelled: relabelled copies of the blocks that change, the others as they are.
 
-    A size heading outsizes the document's body and its page's (`page_bodies`, the document's where
-    not given). Heading levels rank the distinct heading sizes of the document, largest = 1; bold
-    headings at body size come one level below the smallest larger-size heading.
+    A size heading outsizes the document's body and its page's (`page_bodies`: None, or not given,
+    for a page with too little text of its own). A bold heading is set at least about the document's
+    body size, or on the pages leading up to where that takes hold, their own where smaller
+    (`_bold_floors`: a filing's 10-K at 9 pt before its exhibits at 11 pt). Heading levels rank the
+    distinct heading sizes of the document, largest = 1; bold headings at body size come one level
+    below the smallest larger-size heading.
     """
+    own = list(page_bodies) if page_bodies is not None else [None] * len(pages)
+    floors = _bold_floors(own, body, settings)
     kinds: dict[int, str] = {}  # id(block) -> new kind
     size_heads: list[PBlock] = []
     for i, (_info, blocks) in enumerate(pages):
-        outsize = max(body, page_bodies[i]) if page_bodies is not None else body
+        outsize = max(body, own[i] or body)
         for b in blocks:
             if b.drop_reason is not None or b.kind != "paragraph" or b.is_form:
                 continue
             if _is_size_heading(b, outsize, settings):
                 kinds[id(b)] = "heading"
                 size_heads.append(b)
-            elif (kind := _other_kind(b, body, settings)) != "paragraph":
+            elif (kind := _other_kind(b, floors[i], settings)) != "paragraph":
                 kinds[id(b)] = kind
     for _info, blocks in pages:
         _initials_are_no_items(blocks, kinds)

@@ -32,6 +32,16 @@ class PdfSettings:
     # in them was a size heading (3,143 of the 28 filings' 12,241 headings); an exhibit page holds
     # ~2,000-3,000 chars, a cover or divider page under 800, which keeps the document's body.
     page_body_min_chars: int = 800
+    # The pages that lead up to where the document's body size takes hold, when set smaller, judge
+    # their bold headings against their own body size: a filing's 10-K at 9 pt before 190 pages of
+    # exhibits at 11 pt (Walmart 2018) that set the document's body. A page's part body is the size
+    # most pages with a body of their own (above) set within this many pages either side, so a page
+    # or three of small print (a statement, its notes, a cover) moves nothing; and the leading pages
+    # count only from this many on (a cover and a contents page are no document of their own). Only
+    # the leading part: JPMorgan's 10-Qs set their notes at 8 pt between 10 pt sections, and bold
+    # 8 pt lines there are table labels ("Revenue", "Total retained loans"), not headings.
+    part_body_window_pages: int = 5
+    part_body_min_lead_pages: int = 10
     # A fill colour counts as grey (its lightness is compared with the watermark and reversed-text
     # bounds) when its RGB channels differ by at most this fraction of the channel range; more is a
     # chromatic colour. Carried over from the pdfplumber-based char layer (historical default).
