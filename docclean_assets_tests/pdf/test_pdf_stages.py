@@ -136,6 +136,26 @@ def test_a_main_document_set_smaller_than_its_exhibits_keeps_its_bold_headings()
     assert kinds([None, *[9.0] * lead, *[11.0] * 14]) == ["heading"] * (lead + 1) + ["paragraph"] * 14
 
 
+def test_bold_headings_in_mixed_case_sit_under_bold_headings_in_capitals():
+    """At body size, a bold heading in capitals ranks above one in mixed case, as a larger size would;
+    without capitals among them, bold headings keep one level; size headings keep their rank."""
+    def levels(*texts: str) -> list[int | None]:
+        big = _block(["Annual Report"], 72, 60, size=16)  # the title
+        section = _block(["Results"], 72, 80, size=13)  # a size heading: level 1
+        heads = [_block([t], 72, 120 + 40 * i, bold=True) for i, t in enumerate(texts)]
+        body = _block([PROSE, PROSE], 72, 400)
+        [out] = blocks_to_kinds([(INFO, [big, section, *heads, body])], BODY, S)
+        assert [b.kind for b in out] == ["title", "heading", *["heading"] * len(texts), "paragraph"]
+        return [b.level for b in out[1:-1]]
+
+    assert levels("ITEM 7. MANAGEMENT'S DISCUSSION", "Overview", "Note 2. Net Income") == [1, 2, 3, 3]
+    assert levels("Overview", "Note 2. Net Income") == [1, 2, 2]
+    # one word in capitals is as often an acronym ("COVID-19" heading a risk factor): no step
+    assert levels("COVID-19", "Overview") == [1, 2, 2]
+    # a unit note in parentheses does not make a statement title in capitals mixed case
+    assert levels("REPORT OF INDEPENDENT AUDITORS", "CONSOLIDATED BALANCE SHEETS (In thousands)", "Assets") == [1, 2, 2, 3]
+
+
 def test_a_clause_ending_in_a_semicolon_is_no_heading_however_it_is_set():
     clause = _block(["(i) the Excluded Books and Records;"], 72, 100, bold=True)
     last = _block(["(ii) all rights under the Agreements; and"], 72, 130, bold=True)

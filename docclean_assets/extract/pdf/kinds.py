@@ -10,6 +10,7 @@ from docclean_assets.extract.pdf.chars import PageInfo
 from docclean_assets.extract.pdf.labels import follows, is_first, list_label
 from docclean_assets.extract.pdf.settings import PdfSettings
 
+_PARENTHESES = re.compile(r"\([^()]*\)")
 CAPTION = re.compile(r"^(Figure|Fig\.|Table|Tab\.|Listing|Algorithm|Abbildung|Tabelle)\s*[0-9IVX]+[a-z]?\s*[.:|]")
 
 
@@ -123,7 +124,8 @@ def blocks_to_kinds(
     body size, or on the pages leading up to where that takes hold, their own where smaller
     (`_bold_floors`: a filing's 10-K at 9 pt before its exhibits at 11 pt). Heading levels rank the
     distinct heading sizes of the document, largest = 1; bold headings at body size come one level
-    below the smallest larger-size heading.
+    below the smallest larger-size heading, those in mixed case one further where others are set in
+    capitals (`_heading_levels`).
     """
     own = list(page_bodies) if page_bodies is not None else [None] * len(pages)
     floors = _bold_floors(own, body, settings)
@@ -144,6 +146,8 @@ def blocks_to_kinds(
     title = _pick_title(pages, size_heads, kinds, settings)
     sizes = sorted({b.size for b in size_heads if b is not title}, reverse=True)
     rank = {sz: i + 1 for i, sz in enumerate(sizes)}
+    levels = _heading_levels([b for _info, blocks in pages for b in blocks
+                              if kinds.get(id(b), b.kind) == "heading" and b is not title], rank)
     out: list[list[PBlock]] = []
     for _info, blocks in pages:
         page: list[PBlock] = []
@@ -152,7 +156,7 @@ def blocks_to_kinds(
             if b is title:
                 b = b.relabel(kind="title", level=None)
             elif kind == "heading":
-                b = b.relabel(kind=kind, level=min(settings.heading_max_level, rank.get(b.size, len(sizes) + 1)))
+                b = b.relabel(kind=kind, level=min(settings.heading_max_level, levels[id(b)]))
             elif kind == "list_item" and (label := list_label(b.text)) is not None:
                 b = b.relabel(kind=kind, extra=(*b.extra, ("list_label", label.text)))
             elif kind != b.kind:
@@ -160,6 +164,28 @@ def blocks_to_kinds(
             page.append(b)
         out.append(page)
     return out
+
+
+def _in_capitals(text: str) -> bool:
+    """Set in capitals: two words or more with letters, every letter a capital ("ITEM 7. MANAGEMENT'S
+    DISCUSSION", "PART II"), a remark in parentheses aside ("CONSOLIDATED BALANCE SHEETS (In
+    thousands)"). One word in capitals is as often an acronym made a heading ("COVID-19")."""
+    words = [w for w in _PARENTHESES.sub(" ", text).split() if any(ch.isalpha() for ch in w)]
+    return len(words) >= 2 and all(ch.isupper() for w in words for ch in w if ch.isalpha())
+
+
+def _heading_levels(heads: list[PBlock], rank: dict[float, int]) -> dict[int, int]:
+    """id(heading) -> level: its size's rank, largest = 1; headings at no ranked size (bold ones at
+    body size) one below the smallest, and one further below where they are in mixed case while
+    others at body size are in capitals: a typographic step like a size, so that "Overview" sits
+    under "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS", "Note 2. Net Income" under "ITEM 8. FINANCIAL
+    STATEMENTS", "Section 1.01" under "ARTICLE I"."""
+    below = len(rank) + 1
+    plain = [b for b in heads if b.size not in rank]
+    step = any(_in_capitals(b.text) for b in plain)
+    levels = {id(b): rank[b.size] for b in heads if b.size in rank}
+    levels.update({id(b): below + 1 if step and not _in_capitals(b.text) else below for b in plain})
+    return levels
 
 
 def _initials_are_no_items(blocks: list[PBlock], kinds: dict[int, str]) -> None:
