@@ -153,7 +153,8 @@ def test_bold_headings_in_mixed_case_sit_under_bold_headings_in_capitals():
     # one word in capitals is as often an acronym ("COVID-19" heading a risk factor): no step
     assert levels("COVID-19", "Overview") == [1, 2, 2]
     # a unit note in parentheses does not make a statement title in capitals mixed case
-    assert levels("REPORT OF INDEPENDENT AUDITORS", "CONSOLIDATED BALANCE SHEETS (In thousands)", "Assets") == [1, 2, 2, 3]
+    statement = "CONSOLIDATED BALANCE SHEETS (In thousands)"
+    assert levels("REPORT OF INDEPENDENT AUDITORS", statement, "Assets") == [1, 2, 2, 3]
 
 
 def test_a_clause_ending_in_a_semicolon_is_no_heading_however_it_is_set():
