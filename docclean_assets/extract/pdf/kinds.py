@@ -102,14 +102,16 @@ def _bold_floors(page_bodies: Sequence[float | None], body: float, s: PdfSetting
 
     A page's part body is the size most pages with a body of their own set within
     `part_body_window_pages` of it, so that a few pages of small print move nothing."""
-    w = s.part_body_window_pages
-    parts = [_most_set(Counter(sz for sz in page_bodies[max(i - w, 0):i + w + 1] if sz is not None), body)
-             for i in range(len(page_bodies))]
-    lead = next((i for i, size in enumerate(parts) if size >= body), len(parts))
+    w, n = s.part_body_window_pages, len(page_bodies)
+
+    def part(i: int) -> float:
+        return _most_set(Counter(sz for sz in page_bodies[max(i - w, 0):i + w + 1] if sz is not None), body)
+
+    lead = next((i for i in range(n) if part(i) >= body), n)
     if lead < s.part_body_min_lead_pages:
-        return [body] * len(parts)
+        return [body] * n
     own = _most_set(Counter(sz for sz in page_bodies[:lead] if sz is not None), body)
-    return [min(own, body)] * lead + [body] * (len(parts) - lead)
+    return [min(own, body)] * lead + [body] * (n - lead)
 
 
 def blocks_to_kinds(
@@ -182,9 +184,9 @@ def _heading_levels(heads: list[PBlock], rank: dict[float, int]) -> dict[int, in
     STATEMENTS", "Section 1.01" under "ARTICLE I"."""
     below = len(rank) + 1
     plain = [b for b in heads if b.size not in rank]
-    step = any(_in_capitals(b.text) for b in plain)
+    capitals = {id(b) for b in plain if _in_capitals(b.text)}
     levels = {id(b): rank[b.size] for b in heads if b.size in rank}
-    levels.update({id(b): below + 1 if step and not _in_capitals(b.text) else below for b in plain})
+    levels.update({id(b): below + 1 if capitals and id(b) not in capitals else below for b in plain})
     return levels
 
 
